@@ -1,0 +1,122 @@
+# mgsim build. One way to build: this Makefile.
+#
+#   make            optimised build into build/ (library, CLI, kernels)
+#   make test       builds with ASan+UBSan into build/san and runs every test
+#   make bench      optimised build, then runs every benchmark under bench/
+#   make BUILD=dir  use another build directory (parallel work trees)
+#
+# Sources are discovered by wildcard so that adding a file never edits this:
+#   src/**/*.c (except src/cli, src/hip)  -> libmgsim.a
+#   workloads/**/*.c                      -> libmgsim.a
+#   src/cli/*.c                           -> mgsim
+#   tests/unit/**/test_*.c                -> one cmocka binary each
+#   tests/cli/*.sh                        -> shell tests (one test each)
+#   bench/*.c                             -> one benchmark binary each
+#   kernels/*.hip, kernels/*.cl           -> build/kernels/*.hsaco (gfx803)
+
+SAN ?= 0
+ifeq ($(SAN),1)
+BUILD ?= build/san
+OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+       -fno-sanitize-recover=all
+SANLD := -fsanitize=address,undefined
+else
+BUILD ?= build
+OPT := -O2 -g
+SANLD :=
+endif
+
+CC ?= cc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+# Kernels do not depend on the host build flavour; share them.
+KDIR ?= build/kernels
+HIPCC ?= hipcc
+OCLCC ?= clang-15
+
+
+PKG_CFLAGS := $(shell pkg-config --cflags msgpack inih sqlite3 2>/dev/null)
+PKG_LIBS := -lelf $(shell pkg-config --libs msgpack 2>/dev/null || echo -lmsgpackc) \
+            -linih -lsqlite3
+GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+VERSION := 0.1.0
+
+CFLAGS := -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE $(OPT) \
+          -Iinclude -Isrc -I. $(PKG_CFLAGS) -MMD -MP \
+          -DMGS_VERSION='"$(VERSION)"' -DMGS_GIT_REV='"$(GIT_REV)"' \
+          -DMGS_KERNEL_DIR='"$(abspath $(KDIR))"' \
+          -DMGS_SOURCE_DIR='"$(abspath .)"'
+LDLIBS := $(PKG_LIBS) -lm -lpthread
+
+LIB_SRCS := $(shell find src -name '*.c' -not -path 'src/cli/*' \
+              -not -path 'src/hip/*' | sort) \
+            $(shell find workloads -name '*.c' 2>/dev/null | sort)
+CLI_SRCS := $(sort $(wildcard src/cli/*.c))
+TEST_SRCS := $(shell find tests/unit -name 'test_*.c' 2>/dev/null | sort)
+BENCH_SRCS := $(sort $(wildcard bench/*.c))
+KERNEL_SRCS := $(sort $(wildcard kernels/*.hip kernels/*.cl))
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
+BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
+KERNELS := $(patsubst kernels/%,$(KDIR)/%.hsaco,$(basename $(KERNEL_SRCS)))
+
+LIB := $(BUILD)/libmgsim.a
+CLI := $(BUILD)/mgsim
+
+.PHONY: all test bench clean kernels demo
+all: $(CLI) kernels
+
+kernels: $(KERNELS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(CLI): $(CLI_OBJS) $(LIB)
+	$(CC) $(SANLD) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka $(SANLD)
+
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+# HIP kernels: hipcc emits an offload bundle; the loader accepts bundles.
+$(KDIR)/%.hsaco: kernels/%.hip
+	@mkdir -p $(dir $@)
+	$(HIPCC) --genco --offload-arch=gfx803 -O3 $< -o $@
+
+# OpenCL C kernels: plain code object from clang with the ROCm device libs.
+$(KDIR)/%.hsaco: kernels/%.cl
+	@mkdir -p $(dir $@)
+	$(OCLCC) -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=gfx803 \
+	  -Xclang -mlink-builtin-bitcode \
+	  -Xclang /usr/lib/x86_64-linux-gnu/amdgcn/bitcode/opencl.bc \
+	  -O3 $< -o $@
+
+demo: all
+	$(CLI) run
+
+test:
+	$(MAKE) SAN=1 test-bins kernels
+	MGSIM_BUILD=build/san scripts/run_tests.sh build/san
+
+test-bins: $(CLI) $(TEST_BINS)
+
+bench: $(CLI) $(BENCH_BINS) kernels
+	scripts/run_bench.sh $(BUILD)
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

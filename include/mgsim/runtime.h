@@ -1,0 +1,87 @@
+/*
+** mgsim runtime API: what a host program (a workload, or the HIP runtime
+** library) uses to drive a simulated multi-GPU platform.
+**
+** Addresses returned by mgs_malloc are simulated device virtual addresses
+** (uint64_t), never host pointers. All functions return MGS_OK or a negative
+** MGS_E* code with a one-line message (include/mgsim/errors.h).
+**
+** Ownership: mgs_rt_new allocates the runtime; mgs_rt_free releases it and
+** everything loaded or allocated through it.
+*/
+#ifndef MGSIM_RUNTIME_H
+#define MGSIM_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct mgs_rt mgs_rt;
+typedef struct mgs_module mgs_module;   /* a loaded code object */
+typedef struct mgs_kernel mgs_kernel;   /* a kernel inside a module */
+typedef uint64_t mgs_dptr;              /* simulated device address */
+
+typedef enum mgs_mode { MGS_MODE_EMU = 0, MGS_MODE_TIMING = 1 } mgs_mode;
+
+typedef struct mgs_rt_options {
+    mgs_mode mode;
+    int num_gpus;                /* >= 1 */
+    uint64_t mem_per_gpu;        /* bytes of device memory per GPU */
+    const char *platform;        /* "discrete", "unified", ... (NULL: discrete) */
+    const struct mgs_config *config; /* effective configuration (may be NULL) */
+    struct stat_registry *stats; /* where statistics go (may be NULL) */
+} mgs_rt_options;
+
+/* Fills defaults: emu, 1 GPU, 4 GiB per GPU, discrete. */
+void mgs_rt_options_default(mgs_rt_options *o);
+int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out);
+void mgs_rt_free(mgs_rt *rt);
+int mgs_rt_num_gpus(const mgs_rt *rt);
+
+/* Memory. gpu >= 0 places the whole buffer on that GPU; MGS_GPU_ALL
+** distributes it across GPUs page by page (round robin). */
+#define MGS_GPU_ALL (-1)
+int mgs_malloc(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out);
+int mgs_free(mgs_rt *rt, mgs_dptr p);
+int mgs_memcpy_h2d(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n);
+int mgs_memcpy_d2h(mgs_rt *rt, void *dst, mgs_dptr src, size_t n);
+int mgs_memcpy_d2d(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n);
+int mgs_memset(mgs_rt *rt, mgs_dptr dst, int value, size_t n);
+
+/* Code objects: a .hsaco file (ELF or clang offload bundle). */
+int mgs_module_load(mgs_rt *rt, const char *path, mgs_module **out);
+int mgs_module_load_mem(mgs_rt *rt, const void *data, size_t size,
+                        const char *what, mgs_module **out);
+int mgs_module_kernel(mgs_module *m, const char *name, mgs_kernel **out);
+
+/* Kernel launch. args is the packed explicit-argument block laid out as the
+** kernel's metadata says (mgs_kernel_arg_offset helps); the runtime appends
+** the hidden arguments. grid = number of work-items per dimension.
+** gpu >= 0 launches on one GPU; MGS_GPU_ALL spreads work-groups over all
+** GPUs (unified platform). Launches are synchronous in emu mode. */
+typedef struct mgs_launch {
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t dynamic_lds;        /* bytes of dynamic LDS */
+    const void *args;
+    size_t args_size;
+    int gpu;
+} mgs_launch;
+int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l);
+int mgs_kernel_arg_count(const mgs_kernel *k);
+/* Offset and size of explicit argument i; MGS_EINVAL if out of range. */
+int mgs_kernel_arg_offset(const mgs_kernel *k, int i, uint32_t *offset,
+                          uint32_t *size);
+/* Waits for all outstanding work (a no-op in emu mode). */
+int mgs_synchronize(mgs_rt *rt);
+
+/* Totals since mgs_rt_new. */
+typedef struct mgs_rt_totals {
+    uint64_t kernels;
+    uint64_t workgroups;
+    uint64_t wavefronts;
+    uint64_t wf_insts;           /* wavefront instructions executed */
+    uint64_t sim_time_ps;        /* simulated time (timing mode) */
+} mgs_rt_totals;
+void mgs_rt_totals_get(const mgs_rt *rt, mgs_rt_totals *t);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+** Instruction semantics of the functional GCN3 model, one family per file:
+**   exec_scalar.c  SOP1/SOP2/SOPK/SOPC/SOPP (incl. branches), SMEM
+**   exec_valu.c    VOP1/VOP2/VOPC/VOP3A/VOP3B, SDWA, DPP (int, fp32, fp64)
+**   exec_ds.c      DS (LDS)
+**   exec_mem.c     FLAT and MUBUF (global memory through gcn_mem_ops)
+** The same functions serve emu and timing modes: timing decides *when* an
+** instruction executes, these decide *what* it does.
+**
+** Each returns MGS_OK, or MGS_EUNSUPPORTED for an instruction it does not
+** implement (the caller reports kernel, PC, raw encoding and disassembly),
+** or MGS_EFAULT for a memory access outside any allocation (the memory
+** callback has already recorded the address).
+** Branch instructions set w->pc themselves and return GCN_EXEC_BRANCHED;
+** otherwise the caller advances pc by in->size.
+*/
+#ifndef MGS_GCN3_EXEC_H
+#define MGS_GCN3_EXEC_H
+
+#include "gcn3/inst.h"
+#include "gcn3/wave.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GCN_EXEC_BRANCHED 1
+
+/* Global-memory access used by SMEM, FLAT and MUBUF semantics. Addresses
+** are device virtual addresses. read/write return MGS_OK or MGS_EFAULT.
+** atomic performs op (an atomic gcn_op) at addr of size 4 or 8 bytes with
+** operand src (and cmp for compare-swap), returns the old value in *old. */
+typedef struct gcn_mem_ops {
+    int (*read)(void *mem, uint64_t addr, void *dst, size_t n);
+    int (*write)(void *mem, uint64_t addr, const void *src, size_t n);
+    int (*atomic)(void *mem, uint64_t addr, unsigned op, unsigned size,
+                  uint64_t src, uint64_t cmp, uint64_t *old);
+} gcn_mem_ops;
+
+/* What an executing wavefront can reach, pointed to by gcn_wave.ctx. */
+typedef struct gcn_exec_ctx {
+    const gcn_mem_ops *mem_ops;
+    void *mem;                  /* passed to mem_ops */
+    uint8_t *lds;               /* this work-group's LDS */
+    uint32_t lds_size;          /* bytes */
+    const uint8_t *code;        /* kernel's first instruction */
+    size_t code_size;
+} gcn_exec_ctx;
+
+int gcn_exec_scalar(gcn_wave *w, const gcn_inst *in);
+int gcn_exec_valu(gcn_wave *w, const gcn_inst *in);
+int gcn_exec_ds(gcn_wave *w, const gcn_inst *in);
+int gcn_exec_mem(gcn_wave *w, const gcn_inst *in);
+
+/* Dispatches on in->fmt to the family above. */
+int gcn_exec(gcn_wave *w, const gcn_inst *in);
+
+#endif

@@ -1,0 +1,42 @@
+/* The workload registry: the table generated from workloads/list.def. */
+#include "workloads/workload.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define X(name) extern const mgs_workload wl_##name;
+#include "workloads/list.def"
+#undef X
+
+static const mgs_workload *const table[] = {
+#define X(name) &wl_##name,
+#include "workloads/list.def"
+#undef X
+    NULL
+};
+
+size_t wl_count(void)
+{
+    return sizeof table / sizeof table[0] - 1;
+}
+
+const mgs_workload *wl_get(size_t i)
+{
+    return i < wl_count() ? table[i] : NULL;
+}
+
+const mgs_workload *wl_find(const char *name)
+{
+    for (size_t i = 0; i < wl_count(); i++)
+        if (!strcmp(table[i]->name, name))
+            return table[i];
+    return NULL;
+}
+
+const char *wl_kernel_path(const char *file, char *buf, size_t n)
+{
+    const char *dir = getenv("MGSIM_KERNEL_DIR");
+    snprintf(buf, n, "%s/%s", dir && *dir ? dir : MGS_KERNEL_DIR, file);
+    return buf;
+}
