@@ -14,14 +14,22 @@
 #   bench/*.c                             -> one benchmark binary each
 #   kernels/*.hip, kernels/*.cl           -> build/kernels/*.hsaco (gfx803)
 
+# B=name gives a private set of build directories (build-name/...), so that
+# several people (or agents) can build in one work tree at once.
 SAN ?= 0
+ifdef B
+ROOTBUILD := build-$(B)
+else
+ROOTBUILD := build
+endif
+TEST_BUILD ?= $(ROOTBUILD)/san
 ifeq ($(SAN),1)
-BUILD ?= build/san
+BUILD ?= $(ROOTBUILD)/san
 OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
        -fno-sanitize-recover=all
 SANLD := -fsanitize=address,undefined
 else
-BUILD ?= build
+BUILD ?= $(ROOTBUILD)
 OPT := -O2 -g
 SANLD :=
 endif
@@ -31,7 +39,7 @@ ifeq ($(origin CC),default)
 CC := gcc
 endif
 # Kernels do not depend on the host build flavour; share them.
-KDIR ?= build/kernels
+KDIR ?= $(ROOTBUILD)/kernels
 HIPCC ?= hipcc
 OCLCC ?= clang-15
 
@@ -42,7 +50,7 @@ PKG_LIBS := -lelf $(shell pkg-config --libs msgpack 2>/dev/null || echo -lmsgpac
 GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 VERSION := 0.1.0
 
-CFLAGS := -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE $(OPT) \
+CFLAGS := -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC $(OPT) \
           -Iinclude -Isrc -I. $(PKG_CFLAGS) -MMD -MP \
           -DMGS_VERSION='"$(VERSION)"' -DMGS_GIT_REV='"$(GIT_REV)"' \
           -DMGS_KERNEL_DIR='"$(abspath $(KDIR))"' \
@@ -53,21 +61,28 @@ LIB_SRCS := $(shell find src -name '*.c' -not -path 'src/cli/*' \
               -not -path 'src/hip/*' | sort) \
             $(shell find workloads -name '*.c' 2>/dev/null | sort)
 CLI_SRCS := $(sort $(wildcard src/cli/*.c))
+HIP_SRCS := $(sort $(wildcard src/hip/*.c))
 TEST_SRCS := $(shell find tests/unit -name 'test_*.c' 2>/dev/null | sort)
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 KERNEL_SRCS := $(sort $(wildcard kernels/*.hip kernels/*.cl))
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+HIP_OBJS := $(HIP_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
 BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
 KERNELS := $(patsubst kernels/%,$(KDIR)/%.hsaco,$(basename $(KERNEL_SRCS)))
 
 LIB := $(BUILD)/libmgsim.a
 CLI := $(BUILD)/mgsim
+# The HIP runtime replacement: ordinary hipcc-compiled programs link against
+# it instead of libamdhip64 (docs/hip.md). Static and shared flavours.
+HIPLIB_A := $(BUILD)/libmgsim-hip.a
+HIPLIB_SO := $(BUILD)/libmgsim-hip.so
+HIPLIBS := $(if $(HIP_SRCS),$(HIPLIB_A) $(HIPLIB_SO))
 
 .PHONY: all test bench clean kernels demo
-all: $(CLI) kernels
+all: $(CLI) $(HIPLIBS) kernels
 
 kernels: $(KERNELS)
 
@@ -83,6 +98,13 @@ $(LIB): $(LIB_OBJS)
 $(CLI): $(CLI_OBJS) $(LIB)
 	$(CC) $(SANLD) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
 
+$(HIPLIB_A): $(HIP_OBJS) $(LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(HIPLIB_SO): $(HIP_OBJS) $(LIB_OBJS)
+	$(CC) -shared $(SANLD) -o $@ $^ $(LDLIBS)
+
 $(BUILD)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka $(SANLD)
@@ -96,27 +118,34 @@ $(KDIR)/%.hsaco: kernels/%.hip
 	@mkdir -p $(dir $@)
 	$(HIPCC) --genco --offload-arch=gfx803 -O3 $< -o $@
 
-# OpenCL C kernels: plain code object from clang with the ROCm device libs.
+# OpenCL C kernels: plain code object from clang with the ROCm device libs
+# linked as builtin bitcode (clang does not find Debian's layout itself).
+ROCM_BC := /usr/lib/x86_64-linux-gnu/amdgcn/bitcode
+OCL_BC := opencl ocml ockl oclc_isa_version_803 oclc_abi_version_400 \
+          oclc_wavefrontsize64_on oclc_daz_opt_off oclc_finite_only_off \
+          oclc_unsafe_math_off oclc_correctly_rounded_sqrt_on
 $(KDIR)/%.hsaco: kernels/%.cl
 	@mkdir -p $(dir $@)
 	$(OCLCC) -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=gfx803 \
-	  -Xclang -mlink-builtin-bitcode \
-	  -Xclang /usr/lib/x86_64-linux-gnu/amdgcn/bitcode/opencl.bc \
-	  -O3 $< -o $@
+	  -nogpulib $(foreach b,$(OCL_BC),-Xclang -mlink-builtin-bitcode \
+	  -Xclang $(ROCM_BC)/$(b).bc) -O3 $< -o $@
 
 demo: all
 	$(CLI) run
 
 test:
-	$(MAKE) SAN=1 test-bins kernels
-	MGSIM_BUILD=build/san scripts/run_tests.sh build/san
+	$(MAKE) SAN=1 BUILD=$(TEST_BUILD) test-bins kernels
+	MGSIM_KERNEL_DIR=$(abspath $(KDIR)) scripts/run_tests.sh $(TEST_BUILD) $(T)
 
-test-bins: $(CLI) $(TEST_BINS)
+test-bins: $(CLI) $(HIPLIBS) $(TEST_BINS)
 
 bench: $(CLI) $(BENCH_BINS) kernels
 	scripts/run_bench.sh $(BUILD)
 
 clean:
-	rm -rf build
+	rm -rf $(ROOTBUILD)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# Optional fragments for parts with their own build steps (examples, ...).
+-include $(sort $(wildcard mk/*.mk))

@@ -84,4 +84,23 @@ typedef struct mgs_rt_totals {
 } mgs_rt_totals;
 void mgs_rt_totals_get(const mgs_rt *rt, mgs_rt_totals *t);
 
+/* Work-groups executed on one GPU since mgs_rt_new (0 for a bad index). */
+uint64_t mgs_rt_gpu_workgroups(const mgs_rt *rt, int gpu);
+/* Device-memory pages (4 KiB) in use on one GPU, and pages that have host
+** backing (touched) across all GPUs. */
+uint64_t mgs_rt_gpu_used_pages(const mgs_rt *rt, int gpu);
+uint64_t mgs_rt_backed_pages(const mgs_rt *rt);
+/* GPU holding the page of device address p, or -1 if unmapped. */
+int mgs_rt_gpu_of(mgs_rt *rt, mgs_dptr p);
+
+/* The kernel's symbol name. */
+const char *mgs_kernel_name(const mgs_kernel *k);
+
+/* Called after every successful launch, before mgs_launch_kernel returns:
+** tracing, and fault injection in tests (e.g. corrupting an output buffer
+** to check that verification catches it). NULL removes the hook. */
+typedef void (*mgs_launch_hook)(mgs_rt *rt, const mgs_kernel *k,
+                                const mgs_launch *l, void *user);
+void mgs_rt_set_launch_hook(mgs_rt *rt, mgs_launch_hook fn, void *user);
+
 #endif

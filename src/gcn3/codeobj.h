@@ -35,7 +35,23 @@ typedef enum gcn_arg_kind {
     GCN_ARG_HIDDEN_COMPLETION_ACTION,
     GCN_ARG_HIDDEN_MULTIGRID_SYNC_ARG,
     GCN_ARG_HIDDEN_HEAP_V1,
-    GCN_ARG_HIDDEN_OTHER            /* any other hidden_* kind: zeros */
+    GCN_ARG_HIDDEN_OTHER,           /* any other hidden_* kind: zeros */
+    /* Code object v5 hidden arguments (added by the loader work; the
+    ** runtime must fill them for v5 kernels, see docs/codeobj.md). */
+    GCN_ARG_HIDDEN_BLOCK_COUNT_X,   /* u32: work-groups in x */
+    GCN_ARG_HIDDEN_BLOCK_COUNT_Y,
+    GCN_ARG_HIDDEN_BLOCK_COUNT_Z,
+    GCN_ARG_HIDDEN_GROUP_SIZE_X,    /* u16: work-group size in x */
+    GCN_ARG_HIDDEN_GROUP_SIZE_Y,
+    GCN_ARG_HIDDEN_GROUP_SIZE_Z,
+    GCN_ARG_HIDDEN_REMAINDER_X,     /* u16: size of the partial last group */
+    GCN_ARG_HIDDEN_REMAINDER_Y,
+    GCN_ARG_HIDDEN_REMAINDER_Z,
+    GCN_ARG_HIDDEN_GRID_DIMS,       /* u16: 1..3 */
+    GCN_ARG_HIDDEN_DYNAMIC_LDS_SIZE,/* u32: dynamic LDS bytes */
+    GCN_ARG_HIDDEN_PRIVATE_BASE,    /* u32: aperture bases */
+    GCN_ARG_HIDDEN_SHARED_BASE,
+    GCN_ARG_HIDDEN_QUEUE_PTR        /* u64 */
 } gcn_arg_kind;
 
 typedef struct gcn_kernel_arg {
@@ -83,6 +99,13 @@ typedef struct gcn_kernel {
     uint32_t max_flat_workgroup_size;
     uint32_t nargs;
     gcn_kernel_arg *args;             /* nargs entries, explicit then hidden */
+
+    /* Added by the loader work. */
+    const char *full_name;        /* whole kernel name; name[] truncates */
+    uint32_t rsrc3;               /* compute_pgm_rsrc3 raw (0 on gfx8) */
+    uint32_t meta_sgpr_count;     /* ".sgpr_count": SGPRs the code uses */
+    uint32_t meta_vgpr_count;     /* ".vgpr_count" */
+    bool uses_dynamic_stack;      /* ".uses_dynamic_stack" */
 } gcn_kernel;
 
 typedef struct gcn_codeobj gcn_codeobj;
@@ -99,6 +122,15 @@ int gcn_codeobj_load_file(const char *path, gcn_codeobj **out);
 int gcn_codeobj_load_mem(const void *data, size_t size, const char *what,
                          gcn_codeobj **out);
 void gcn_codeobj_free(gcn_codeobj *co);
+/* Loads the gfx803 code object from a HIP fat binary in this process'
+** memory: `wrapper` is the pointer hipcc-generated code passes to
+** __hipRegisterFatBinary (struct { u32 magic "HIPF" 0x48495046; u32 version
+** 1; const void *bundle; void *unused; }). The bundle's size is not passed,
+** so it is computed from the bundle's entry table. (A host executable on
+** disk is accepted by gcn_codeobj_load_file directly: its .hip_fatbin
+** section holds the bundle.) */
+int gcn_codeobj_load_hip_fatbin(const void *wrapper, const char *what,
+                                gcn_codeobj **out);
 
 const char *gcn_codeobj_arch(const gcn_codeobj *co);   /* "gfx803" */
 size_t gcn_codeobj_num_kernels(const gcn_codeobj *co);

@@ -44,6 +44,9 @@ typedef struct gcn_exec_ctx {
     uint32_t lds_size;          /* bytes */
     const uint8_t *code;        /* kernel's first instruction */
     size_t code_size;
+    uint64_t private_base;      /* VA of the dispatch's scratch (FLAT private
+                                   aperture: base + FLAT_SCRATCH_HI << 8) */
+    uint64_t code_vaddr;        /* address of code[0] as s_getpc sees it */
 } gcn_exec_ctx;
 
 int gcn_exec_scalar(gcn_wave *w, const gcn_inst *in);

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef uint64_t mgs_time; /* picoseconds */
+#include "sim/time.h" /* mgs_time: picoseconds */
 
 typedef struct stat_registry stat_registry;
 

@@ -1,0 +1,44 @@
+/*
+** Shared between `mgsim run` (cmd_run.c: options, configuration, database,
+** summary) and the workload path (run_workload.c: registry lookup,
+** parameters, runtime). Kept apart so the workload path, which depends on
+** the runtime library, can change without touching the command itself.
+*/
+#ifndef MGS_CLI_RUN_H
+#define MGS_CLI_RUN_H
+
+#include "cli/progress.h"
+#include "config/config.h"
+#include "sim/stats.h"
+
+#include <stdint.h>
+
+/* What a run produced, for the summary, --json and the database. */
+typedef struct cli_run_result {
+    int verified;          /* 1 yes, 0 no, -1 not applicable (demo) */
+    uint64_t sim_time_ps;  /* simulated time */
+    uint64_t events;       /* engine events (0 if unknown) */
+    uint64_t wf_insts;     /* wavefront instructions (workloads) */
+    uint64_t kernels;
+    uint64_t workgroups;
+    uint64_t messages;     /* demo: messages delivered */
+} cli_run_result;
+
+typedef struct cli_workload_opts {
+    const char *name;
+    const char *size;        /* "small" | "default" */
+    const char **params;     /* "k=v", in order */
+    size_t nparams;
+    bool verbose;
+} cli_workload_opts;
+
+/* Checks that the workload exists and resolves its parameters; returns
+** MGS_OK or MGS_EINVAL/MGS_ENOENT with a message. Cheap: call before any
+** simulation so that a typo fails at once. */
+int cli_workload_check(const cli_workload_opts *o);
+/* Runs it on a runtime built from cfg, recording statistics in stats. */
+int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
+                     stat_registry *stats, cli_progress *progress,
+                     cli_run_result *out);
+
+#endif

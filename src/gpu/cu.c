@@ -1,0 +1,689 @@
+/*
+** Compute unit: configuration, the resource table, the component (ports,
+** tick, wake-ups, statistics) and the work-group / wavefront life cycle.
+** Pipeline stages live in cu_issue.c (fetch, issue, execution units) and
+** cu_mem.c (memory units, responses, retirement). Design: cu.h, cu_int.h,
+** docs/cu.md.
+**
+** Tick order within one cycle (each step sees what the previous did):
+**   1. responses: instruction fetches, vector and scalar memory;
+**   2. LDS operations whose latency elapsed retire;
+**   3. finished work-groups answer the CP; new CU_MAP_WG are admitted;
+**   4. memory units coalesce and send requests;
+**   5. the fetch arbiter sends one fetch; the issue arbiter issues.
+** No busy ticking: when a tick makes no progress the CU sleeps, after
+** scheduling one of its own wake events at the earliest cycle at which a
+** timed condition (a busy wave, a SIMD, an LDS op, a memory unit's issue
+** interval) changes; responses and CP messages wake it through its ports.
+*/
+#include "gpu/cu_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mgsim/errors.h"
+#include "sim/name.h"
+#include "sim/port.h"
+#include "util/xmalloc.h"
+
+/* ---- configuration ---- */
+
+void cu_config_default(cu_config *c)
+{
+    *c = (cu_config){
+        .period = mgs_period_from_hz(1000000000),
+        .num_simds = 4,
+        .simd_lanes = 16,
+        .wf_slots_per_simd = 10,
+        .vgprs_per_simd = 256,
+        .sgprs_per_simd = 800,
+        .lds_bytes = 65536,
+        .inst_buf_bytes = 256,
+        .fetch_line = 64,
+        .vmem_line = 64,
+        .valu_cycles = 4,
+        .valu_f64_cycles = 32,
+        .salu_cycles = 2,
+        .branch_cycles = 4,
+        .lds_cycles = 64,
+        .lds_issue_cycles = 4,
+        .vmem_issue_cycles = 4,
+        .vmem_reqs_per_cycle = 1,
+        .vmem_queue = 4,
+        .vmem_max_inflight = 512,
+        .smem_max_inflight = 64,
+        .fetch_max_inflight = 4,
+        .mem_inst_max = 80,
+        .ctrl_buffer = 4,
+        .mem_buffer = 16,
+        .gpu = 0,
+    };
+}
+
+static bool pow2(uint32_t v) { return v && !(v & (v - 1)); }
+
+int cu_config_validate(const cu_config *c)
+{
+#define NEED(cond, ...) \
+    do { if (!(cond)) return mgs_error_set(MGS_EINVAL, __VA_ARGS__); } while (0)
+    NEED(c->period >= 1, "cu.period must be >= 1 ps");
+    NEED(c->num_simds >= 1 && c->num_simds <= CU_MAX_SIMDS,
+         "cu.num_simds must be 1..%d (got %u)", CU_MAX_SIMDS, c->num_simds);
+    NEED(c->simd_lanes >= 1 && c->simd_lanes <= 64 &&
+             64 % c->simd_lanes == 0,
+         "cu.simd_lanes must divide 64 (got %u)", c->simd_lanes);
+    NEED(c->wf_slots_per_simd >= 1 && c->wf_slots_per_simd <= 64,
+         "cu.wf_slots_per_simd must be 1..64 (got %u)", c->wf_slots_per_simd);
+    NEED(c->vgprs_per_simd >= 4, "cu.vgprs_per_simd must be >= 4");
+    NEED(c->sgprs_per_simd >= 16, "cu.sgprs_per_simd must be >= 16");
+    NEED(c->lds_bytes <= 65536, "cu.lds_bytes must be <= 65536 (got %u)",
+         c->lds_bytes);
+    NEED(pow2(c->fetch_line) && c->fetch_line >= 8 &&
+             c->fetch_line <= MEM_LINE_MAX,
+         "cu.fetch_line must be a power of 2 in 8..%d (got %u)", MEM_LINE_MAX,
+         c->fetch_line);
+    NEED(c->inst_buf_bytes >= c->fetch_line && c->inst_buf_bytes <= 4096,
+         "cu.inst_buf_bytes must be fetch_line..4096 (got %u)",
+         c->inst_buf_bytes);
+    NEED(pow2(c->vmem_line) && c->vmem_line >= 8 && c->vmem_line <= 64,
+         "cu.vmem_line must be a power of 2 in 8..64 (got %u)", c->vmem_line);
+    NEED(c->valu_cycles >= 1 && c->valu_f64_cycles >= 1 &&
+             c->salu_cycles >= 1 && c->branch_cycles >= 1 &&
+             c->lds_cycles >= 1 && c->lds_issue_cycles >= 1 &&
+             c->vmem_issue_cycles >= 1,
+         "cu latencies (valu/valu_f64/salu/branch/lds/lds_issue/vmem_issue "
+         "cycles) must be >= 1");
+    NEED(c->vmem_reqs_per_cycle >= 1, "cu.vmem_reqs_per_cycle must be >= 1");
+    NEED(c->vmem_queue >= 1, "cu.vmem_queue must be >= 1");
+    NEED(c->vmem_max_inflight >= 1 && c->smem_max_inflight >= 1 &&
+             c->fetch_max_inflight >= 1,
+         "cu in-flight limits (vmem/smem/fetch) must be >= 1");
+    NEED(c->mem_inst_max >= 2, "cu.mem_inst_max must be >= 2");
+    NEED(c->ctrl_buffer >= 1 && c->mem_buffer >= 1,
+         "cu.ctrl_buffer and cu.mem_buffer must be >= 1");
+#undef NEED
+    return MGS_OK;
+}
+
+/* ---- resource table ---- */
+
+void cu_res_init(cu_res *r, const cu_config *cfg)
+{
+    memset(r, 0, sizeof *r);
+    r->num_simds = cfg->num_simds;
+    for (uint32_t s = 0; s < cfg->num_simds; s++) {
+        r->slots_free[s] = cfg->wf_slots_per_simd;
+        r->vgprs_free[s] = cfg->vgprs_per_simd;
+        r->sgprs_free[s] = cfg->sgprs_per_simd;
+    }
+    r->lds_free = cfg->lds_bytes;
+}
+
+bool cu_res_reserve(cu_res *r, const gpu_launch *l,
+                    uint8_t simd_of_wave[GCN_EMU_MAX_WAVES])
+{
+    if (l->waves_per_group > GCN_EMU_MAX_WAVES || l->lds_per_group > r->lds_free)
+        return false;
+    cu_res t = *r;
+    uint32_t s = t.next_simd;
+    for (uint32_t i = 0; i < l->waves_per_group; i++) {
+        uint32_t tries = 0;
+        while (tries < t.num_simds &&
+               !(t.slots_free[s] && t.vgprs_free[s] >= l->vgprs_per_wave &&
+                 t.sgprs_free[s] >= l->sgprs_per_wave)) {
+            s = (s + 1) % t.num_simds;
+            tries++;
+        }
+        if (tries == t.num_simds)
+            return false;
+        t.slots_free[s]--;
+        t.vgprs_free[s] -= l->vgprs_per_wave;
+        t.sgprs_free[s] -= l->sgprs_per_wave;
+        simd_of_wave[i] = (uint8_t)s;
+        s = (s + 1) % t.num_simds;
+    }
+    t.lds_free -= l->lds_per_group;
+    t.next_simd = s;
+    *r = t;
+    return true;
+}
+
+void cu_res_release(cu_res *r, const gpu_launch *l,
+                    const uint8_t simd_of_wave[GCN_EMU_MAX_WAVES])
+{
+    for (uint32_t i = 0; i < l->waves_per_group && i < GCN_EMU_MAX_WAVES; i++) {
+        uint32_t s = simd_of_wave[i];
+        r->slots_free[s]++;
+        r->vgprs_free[s] += l->vgprs_per_wave;
+        r->sgprs_free[s] += l->sgprs_per_wave;
+    }
+    r->lds_free += l->lds_per_group;
+}
+
+bool cu_res_fits_empty(const cu_config *cfg, const gpu_launch *l)
+{
+    cu_res r;
+    uint8_t simd[GCN_EMU_MAX_WAVES];
+    cu_res_init(&r, cfg);
+    return cu_res_reserve(&r, l, simd);
+}
+
+/* ---- work-groups and waves ---- */
+
+uint64_t cu_wave_pc_va(const cu_wave *wv)
+{
+    return wv->wg->launch->code_va + wv->w.pc;
+}
+
+static void simd_list_add(cu *c, cu_wave *wv)
+{
+    uint32_t s = wv->simd;
+    c->simd_waves[s][c->simd_nwaves[s]++] = wv; /* newest last: age order */
+}
+
+static void simd_list_remove(cu *c, cu_wave *wv)
+{
+    uint32_t s = wv->simd, n = c->simd_nwaves[s];
+    cu_wave **l = c->simd_waves[s];
+    for (uint32_t i = 0; i < n; i++)
+        if (l[i] == wv) {
+            memmove(&l[i], &l[i + 1], (n - i - 1) * sizeof *l);
+            c->simd_nwaves[s]--;
+            return;
+        }
+}
+
+static cu_wave *free_wave_slot(cu *c)
+{
+    for (uint32_t i = 0; i < c->nwaves_slots; i++)
+        if (c->waves[i].state == CU_W_FREE)
+            return &c->waves[i];
+    return NULL;
+}
+
+static cu_wg *free_wg(cu *c)
+{
+    for (uint32_t i = 0; i < c->nwaves_slots; i++)
+        if (!c->wgs[i].in_use)
+            return &c->wgs[i];
+    return NULL;
+}
+
+/* Answers the CP (queued until the ctrl lane takes it). */
+static void answer(cu *c, cp_msg *m, int status, uint64_t insts)
+{
+    m->base.type = CU_WG_DONE;
+    m->base.dst = m->base.src;
+    m->status = status;
+    m->wf_insts = insts;
+    uint32_t cap = c->nwaves_slots + c->cfg.ctrl_buffer;
+    c->done_q[(c->done_head + c->done_count) % cap] = m;
+    c->done_count++;
+}
+
+static void start_wg(cu *c, cp_msg *m, const uint8_t simd_of_wave[])
+{
+    const gpu_launch *l = m->launch;
+    const gcn_emu_launch *el = &l->emu;
+    const gcn_kernel *k = el->prog->kernel;
+    cu_wg *g = free_wg(c);
+    uint64_t now = cu_cycle(c);
+    g->in_use = true;
+    g->msg = m;
+    g->launch = l;
+    g->finished = g->at_barrier = g->ended = 0;
+    g->status = MGS_OK;
+    g->err[0] = 0;
+    g->insts = 0;
+    memcpy(g->simd_of_wave, simd_of_wave, GCN_EMU_MAX_WAVES);
+    gcn_emu_init_workgroup(el, m->wg_id, &g->wg);
+    if (el->lds_bytes > g->lds_cap) {
+        g->lds = mgs_xrealloc(g->lds, el->lds_bytes);
+        g->lds_cap = el->lds_bytes;
+    }
+    if (el->lds_bytes)
+        memset(g->lds, 0, el->lds_bytes); /* reproducible, as in emu */
+    g->ctx = (gcn_exec_ctx){
+        .mem_ops = NULL, .mem = NULL, /* memory goes through the ports */
+        .lds = g->lds, .lds_size = el->lds_bytes, .code = el->prog->code,
+        .code_size = el->prog->code_size, .private_base = el->scratch_va,
+        .code_vaddr = el->prog->code_vaddr};
+    uint32_t nvgpr = k->vgpr_count ? k->vgpr_count : 256;
+    if (nvgpr < 3)
+        nvgpr = 3; /* room for the work-item id VGPRs (as emu) */
+    size_t words = (size_t)nvgpr * GCN_WAVE_LANES;
+    for (uint32_t i = 0; i < g->wg.nwaves; i++) {
+        cu_wave *wv = free_wave_slot(c);
+        if (words > wv->vgpr_cap) {
+            free(wv->vgpr_store);
+            wv->vgpr_store = mgs_xcalloc(words, sizeof(uint32_t));
+            wv->vgpr_cap = words;
+        }
+        wv->w.vgpr = wv->vgpr_store;
+        wv->w.nvgpr = nvgpr;
+        gcn_emu_init_wave(el, &g->wg, &g->ctx, i, &wv->w);
+        wv->wg = g;
+        wv->simd = simd_of_wave[i];
+        wv->age = c->next_age++;
+        wv->state = CU_W_READY;
+        wv->busy_until = now + 1; /* dispatch: one wave per cycle is not
+                                     modelled; waves start next cycle */
+        wv->fetch_stall_since = UINT64_MAX;
+        wv->wait_vm = wv->wait_lgkm = 0;
+        uint64_t line = cu_wave_pc_va(wv) & ~(uint64_t)(c->cfg.fetch_line - 1);
+        wv->ib_start = wv->ib_end = wv->fetch_next = line;
+        wv->last_fetch = 0;
+        wv->fetch_inflight = 0;
+        wv->finished = false;
+        wv->nops = wv->vm_out = wv->lgkm_out = 0;
+        for (uint32_t j = 0; j < CU_WAVE_MAX_OPS; j++)
+            wv->ops[j].in_use = 0;
+        g->waves[i] = wv;
+        simd_list_add(c, wv);
+    }
+    c->resident++;
+    stat_inc(c->st.wgs);
+    stat_addn(c->st.wavefronts, g->wg.nwaves);
+}
+
+static void finish_wg(cu *c, cu_wg *g)
+{
+    for (uint32_t i = 0; i < g->wg.nwaves; i++) {
+        cu_wave *wv = g->waves[i];
+        simd_list_remove(c, wv);
+        wv->state = CU_W_FREE;
+        wv->wg = NULL;
+    }
+    cu_res_release(&c->res, g->launch, g->simd_of_wave);
+    if (g->status != MGS_OK)
+        mgs_error_set(g->status, "%s", g->err);
+    answer(c, g->msg, g->status, g->insts);
+    g->in_use = false;
+    g->msg = NULL;
+    c->resident--;
+}
+
+void cu_wave_maybe_finish(cu *c, cu_wave *wv)
+{
+    if (wv->finished || wv->state != CU_W_ENDED || wv->nops ||
+        wv->fetch_inflight)
+        return;
+    wv->finished = true;
+    cu_wg *g = wv->wg;
+    if (++g->finished == g->wg.nwaves)
+        finish_wg(c, g);
+}
+
+/* Releases the barrier when every wave that has not ended waits at it
+** (waves that ended no longer take part, as on hardware). */
+void cu_barrier_check(cu *c, cu_wg *g)
+{
+    uint32_t live = g->wg.nwaves - g->ended;
+    if (!g->at_barrier || g->at_barrier < live)
+        return;
+    uint64_t now = cu_cycle(c);
+    for (uint32_t i = 0; i < g->wg.nwaves; i++) {
+        cu_wave *wv = g->waves[i];
+        if (wv->state != CU_W_BARRIER)
+            continue;
+        stat_addn(c->st.stall_barrier, now - wv->state_since);
+        wv->state = CU_W_READY;
+        wv->w.at_barrier = false;
+        wv->w.pc += 4;
+        wv->busy_until = now + 1;
+    }
+    g->at_barrier = 0;
+}
+
+/* Ends a wave: s_endpgm (status MGS_OK) or an error, which halts the whole
+** work-group: its other waves stop issuing, drain, and CU_WG_DONE carries
+** the status and message. */
+void cu_wave_end(cu *c, cu_wave *wv, int status, const char *msg)
+{
+    cu_wg *g = wv->wg;
+    if (status != MGS_OK && g->status == MGS_OK) {
+        g->status = status;
+        snprintf(g->err, sizeof g->err, "%s", msg);
+        for (uint32_t i = 0; i < g->wg.nwaves; i++) {
+            cu_wave *o = g->waves[i];
+            if (o != wv && o->state != CU_W_ENDED) {
+                o->state = CU_W_ENDED;
+                g->ended++;
+            }
+        }
+    }
+    if (wv->state != CU_W_ENDED) {
+        if (wv->state == CU_W_BARRIER && g->at_barrier)
+            g->at_barrier--;
+        wv->state = CU_W_ENDED;
+        g->ended++;
+    }
+    if (g->status == MGS_OK)
+        cu_barrier_check(c, g);
+    for (uint32_t i = 0; i < g->wg.nwaves; i++)
+        cu_wave_maybe_finish(c, g->waves[i]);
+}
+
+/* ---- CP messages ---- */
+
+static bool take_maps(cu *c)
+{
+    bool progress = false;
+    cp_msg *m;
+    while ((m = (cp_msg *)port_peek(&c->ctrl))) {
+        if (m->base.type != CU_MAP_WG) {
+            port_retrieve(&c->ctrl);
+            mgs_error_set(MGS_EINTERNAL, "%s: unexpected CP message type %u",
+                          c->base.name, m->base.type);
+            answer(c, m, MGS_EINTERNAL, 0);
+            progress = true;
+            continue;
+        }
+        const gpu_launch *l = m->launch;
+        if (!cu_res_fits_empty(&c->cfg, l)) {
+            port_retrieve(&c->ctrl);
+            mgs_error_set(MGS_EINVAL,
+                          "kernel %s: a work-group of %u waves (%u VGPRs, %u "
+                          "SGPRs per wave, %u B LDS) does not fit %s",
+                          l->emu.prog->kernel->name, l->waves_per_group,
+                          l->vgprs_per_wave, l->sgprs_per_wave,
+                          l->lds_per_group, c->base.name);
+            answer(c, m, MGS_EINVAL, 0);
+            progress = true;
+            continue;
+        }
+        uint8_t simd[GCN_EMU_MAX_WAVES];
+        if (!cu_res_reserve(&c->res, l, simd))
+            break; /* stays in the buffer until resources free */
+        port_retrieve(&c->ctrl);
+        start_wg(c, m, simd);
+        progress = true;
+    }
+    return progress;
+}
+
+static bool send_done(cu *c)
+{
+    bool progress = false;
+    uint32_t cap = c->nwaves_slots + c->cfg.ctrl_buffer;
+    while (c->done_count) {
+        cp_msg *m = c->done_q[c->done_head];
+        if (port_send(&c->ctrl, &m->base) != MGS_OK)
+            break;
+        c->done_head = (c->done_head + 1) % cap;
+        c->done_count--;
+        progress = true;
+    }
+    return progress;
+}
+
+/* ---- timed wake-ups ---- */
+
+/* Whether the wave's next instruction is in its buffer (if not, the fetch
+** response wakes the CU; no timer is needed). */
+static bool wv_inst_buffered(const cu_wave *wv)
+{
+    const gcn_emu_program *p = wv->wg->launch->emu.prog;
+    size_t slot = (size_t)(wv->w.pc >> 2);
+    uint32_t size = slot < p->nslots && p->insts[slot].size
+                        ? p->insts[slot].size : 4;
+    uint64_t va = cu_wave_pc_va(wv);
+    return va >= wv->ib_start && va + size <= wv->ib_end;
+}
+
+/* Earliest future cycle at which something timed changes, or UINT64_MAX:
+** a wave's next issue turn once its instruction in flight completes, an
+** LDS operation's completion, a memory unit's next instruction slot. */
+static uint64_t next_timed_cycle(const cu *c, uint64_t now)
+{
+    uint64_t best = UINT64_MAX;
+    const uint32_t ns = c->cfg.num_simds;
+    for (uint32_t s = 0; s < ns; s++)
+        for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
+            const cu_wave *wv = c->simd_waves[s][i];
+            if (wv->state == CU_W_READY && wv_inst_buffered(wv)) {
+                /* Its SIMD's issue turn at or after busy_until. */
+                uint64_t t = wv->busy_until > now + 1 ? wv->busy_until
+                                                      : now + 1;
+                t += (s + ns - t % ns) % ns;
+                if (t < best)
+                    best = t;
+            }
+            for (uint32_t j = 0; j < wv->nops; j++) {
+                const cu_memop *op = &wv->ops[wv->order[j]];
+                if (!op->plan && !op->done && op->ready_cycle > now &&
+                    op->ready_cycle < best)
+                    best = op->ready_cycle;
+            }
+        }
+    const cu_memunit *units[2] = {&c->vmem, &c->smem};
+    for (int i = 0; i < 2; i++)
+        if (units[i]->qcount && !units[i]->coalesced &&
+            units[i]->next_start > now && units[i]->next_start < best)
+            best = units[i]->next_start;
+    return best;
+}
+
+static void schedule_wake(cu *c, uint64_t cycle)
+{
+    mgs_time t = cycle * c->cfg.period;
+    /* An already scheduled wake at or before t serves. */
+    for (int i = 0; i < CU_WAKE_EVENTS; i++)
+        if (c->wake[i].scheduled && c->wake_at[i] <= cycle)
+            return;
+    for (int i = 0; i < CU_WAKE_EVENTS; i++)
+        if (!c->wake[i].scheduled) {
+            c->wake_at[i] = cycle;
+            /* A wake at an edge t ticks at the next edge after t, so
+            ** schedule it one period early. */
+            eng_schedule(c->base.eng, &c->wake[i], t - c->cfg.period);
+            return;
+        }
+    comp_wake(&c->base); /* no free event: tick next cycle */
+}
+
+static void cu_handle(sim_comp *comp, sim_event *ev)
+{
+    (void)ev;
+    comp_wake(comp);
+}
+
+/* ---- the tick ---- */
+
+static bool cu_tick(sim_comp *comp)
+{
+    cu *c = (cu *)comp;
+    uint64_t now = cu_cycle(c);
+    /* Cycles skipped while asleep with work resident issued nothing. */
+    if (c->resident && now > c->last_cycle + 1) {
+        stat_addn(c->st.cycles_busy, now - c->last_cycle - 1);
+        stat_addn(c->st.cycles_no_issue, now - c->last_cycle - 1);
+    }
+    bool was_resident = c->resident != 0;
+    c->last_cycle = now;
+    c->issued_this_cycle = false;
+
+    bool progress = false;
+    progress |= cu_take_fetch_responses(c, now);
+    progress |= cu_take_mem_responses(c, &c->vmem, now);
+    progress |= cu_take_mem_responses(c, &c->smem, now);
+    progress |= cu_retire_lds(c, now);
+    progress |= send_done(c);
+    progress |= take_maps(c);
+    progress |= cu_memunit_run(c, &c->vmem, now);
+    progress |= cu_memunit_run(c, &c->smem, now);
+    progress |= cu_fetch(c, now);
+    progress |= cu_issue(c, now);
+    progress |= send_done(c);
+
+    if (was_resident || c->resident) {
+        stat_inc(c->st.cycles_busy);
+        stat_inc(c->issued_this_cycle ? c->st.cycles_issue
+                                      : c->st.cycles_no_issue);
+    }
+    if (progress)
+        return true;
+    uint64_t t = next_timed_cycle(c, now);
+    if (t != UINT64_MAX) {
+        if (t <= now + 1)
+            return true; /* next cycle anyway */
+        schedule_wake(c, t);
+    }
+    return false;
+}
+
+static bool cu_busy(const sim_comp *comp)
+{
+    const cu *c = (const cu *)comp;
+    return c->resident || c->done_count;
+}
+
+static void cu_dump(const sim_comp *comp, FILE *f)
+{
+    const cu *c = (const cu *)comp;
+    fprintf(f, "  resident work-groups %u, vmem queue %u (inflight %u), "
+               "smem queue %u (inflight %u), fetches %u\n",
+            c->resident, c->vmem.qcount, c->vmem.inflight, c->smem.qcount,
+            c->smem.inflight, c->fetch_inflight);
+    for (uint32_t s = 0; s < c->cfg.num_simds; s++)
+        for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
+            const cu_wave *wv = c->simd_waves[s][i];
+            fprintf(f, "  SIMD %u wave (%u,%u,%u)/%u pc 0x%llx state %d "
+                       "vm %u lgkm %u ops %u\n",
+                    s, wv->w.wg_id[0], wv->w.wg_id[1], wv->w.wg_id[2],
+                    wv->w.wave_id, (unsigned long long)cu_wave_pc_va(wv),
+                    (int)wv->state, wv->vm_out, wv->lgkm_out, wv->nops);
+        }
+}
+
+static const sim_comp_ops cu_ops = {
+    .kind = "CU",
+    .tick = cu_tick,
+    .handle = cu_handle,
+    .busy = cu_busy,
+    .dump = cu_dump,
+};
+
+/* ---- construction ---- */
+
+static stat_counter *counter(cu *c, stat_registry *r, int *i,
+                             const char *metric, const char *unit)
+{
+    if (r)
+        return stat_counter_add(r, c->base.name, metric, unit);
+    return &c->st.own[(*i)++];
+}
+
+cu *cu_new(sim_engine *eng, const char *name, const cu_config *cfg,
+           mem_pool *pool, stat_registry *stats)
+{
+    cu *c = MGS_NEW(cu);
+    c->cfg = *cfg;
+    c->pool = pool;
+    comp_init(&c->base, eng, &cu_ops, name, cfg->period);
+    port_init(&c->ctrl, &c->base, "ctrl", cfg->ctrl_buffer);
+    port_init(&c->inst, &c->base, "inst", cfg->mem_buffer);
+    cu_res_init(&c->res, cfg);
+    c->nwaves_slots = cfg->num_simds * cfg->wf_slots_per_simd;
+    c->waves = mgs_xcalloc(c->nwaves_slots, sizeof *c->waves);
+    for (uint32_t i = 0; i < c->nwaves_slots; i++)
+        c->waves[i].state = CU_W_FREE;
+    for (uint32_t s = 0; s < cfg->num_simds; s++)
+        c->simd_waves[s] = mgs_xcalloc(cfg->wf_slots_per_simd,
+                                       sizeof(cu_wave *));
+    c->wgs = mgs_xcalloc(c->nwaves_slots, sizeof *c->wgs);
+    c->done_q = mgs_xcalloc(c->nwaves_slots + cfg->ctrl_buffer,
+                            sizeof(cp_msg *));
+    c->nplans = cfg->mem_inst_max;
+    c->plans = mgs_xcalloc(c->nplans, sizeof *c->plans);
+    c->plan_free = mgs_xcalloc(c->nplans, sizeof *c->plan_free);
+    for (uint32_t i = 0; i < c->nplans; i++)
+        c->plan_free[i] = &c->plans[c->nplans - 1 - i];
+    c->plan_nfree = c->nplans;
+    for (int i = 0; i < CU_WAKE_EVENTS; i++)
+        eng_event_init(&c->wake[i], &c->base, 1, NULL);
+
+    int own = 0;
+    cu_stats *st = &c->st;
+    st->wf_insts = counter(c, stats, &own, "wf_insts", "count");
+    st->valu = counter(c, stats, &own, "valu_insts", "count");
+    st->salu = counter(c, stats, &own, "salu_insts", "count");
+    st->vmem = counter(c, stats, &own, "vmem_insts", "count");
+    st->smem = counter(c, stats, &own, "smem_insts", "count");
+    st->lds = counter(c, stats, &own, "lds_insts", "count");
+    st->branch = counter(c, stats, &own, "branch_insts", "count");
+    st->internal = counter(c, stats, &own, "sched_insts", "count");
+    st->cycles_busy = counter(c, stats, &own, "cycles_busy", "cycles");
+    st->cycles_issue = counter(c, stats, &own, "cycles_issue", "cycles");
+    st->cycles_no_issue = counter(c, stats, &own, "stall_no_issue", "cycles");
+    st->stall_waitcnt = counter(c, stats, &own, "stall_waitcnt", "wave_cycles");
+    st->stall_barrier = counter(c, stats, &own, "stall_barrier", "wave_cycles");
+    st->stall_fetch = counter(c, stats, &own, "stall_fetch", "wave_cycles");
+    st->stall_vmem_backpressure =
+        counter(c, stats, &own, "stall_vmem_backpressure", "count");
+    st->wgs = counter(c, stats, &own, "work_groups", "count");
+    st->wavefronts = counter(c, stats, &own, "wavefronts", "count");
+    st->fetches = counter(c, stats, &own, "inst_fetches", "count");
+    st->vmem_reqs = counter(c, stats, &own, "vmem_requests", "count");
+    st->smem_reqs = counter(c, stats, &own, "smem_requests", "count");
+
+    cu_memunit_init(c, &c->vmem, "vmem", cfg->vmem_queue,
+                    cfg->vmem_max_inflight, cfg->vmem_issue_cycles,
+                    cfg->vmem_reqs_per_cycle, 0, stats,
+                    "vmem_reqs_per_inst");
+    /* Scalar memory: assumed one request per cycle, a new instruction
+    ** every cycle, a 4-instruction queue. */
+    cu_memunit_init(c, &c->smem, "smem", 4, cfg->smem_max_inflight, 1, 1,
+                    MEM_F_SCALAR, stats, "smem_reqs_per_inst");
+    return c;
+}
+
+void cu_free(cu *c)
+{
+    if (!c)
+        return;
+    for (uint32_t i = 0; i < c->nwaves_slots; i++) {
+        free(c->waves[i].vgpr_store);
+        free(c->wgs[i].lds);
+    }
+    for (uint32_t s = 0; s < c->cfg.num_simds; s++)
+        free(c->simd_waves[s]);
+    free(c->waves);
+    free(c->wgs);
+    free(c->done_q);
+    free(c->plans);
+    free(c->plan_free);
+    cu_memunit_fini(&c->vmem);
+    cu_memunit_fini(&c->smem);
+    port_fini(&c->ctrl);
+    port_fini(&c->inst);
+    comp_fini(&c->base);
+    free(c);
+}
+
+sim_port *cu_ctrl(cu *c) { return &c->ctrl; }
+sim_port *cu_vmem(cu *c) { return &c->vmem.port; }
+sim_port *cu_smem(cu *c) { return &c->smem.port; }
+sim_port *cu_inst(cu *c) { return &c->inst; }
+
+void cu_set_vmem_route(cu *c, const mem_route *r)
+{
+    c->vmem.route = *r;
+    c->vmem.routed = true;
+}
+
+void cu_set_smem_route(cu *c, const mem_route *r)
+{
+    c->smem.route = *r;
+    c->smem.routed = true;
+}
+
+void cu_set_inst_route(cu *c, const mem_route *r)
+{
+    c->inst_route = *r;
+    c->inst_routed = true;
+}
+
+uint32_t cu_resident_wgs(const cu *c) { return c->resident; }
+uint64_t cu_wf_insts(const cu *c) { return c->wf_insts; }

@@ -1,0 +1,213 @@
+/*
+** Compute unit internals shared by cu.c (component, work-group and wave
+** life cycle), cu_issue.c (fetch and issue arbiters, execution units) and
+** cu_mem.c (vector/scalar memory units, responses, in-order retirement).
+** Not for other modules: they see only cu.h.
+**
+** Storage is allocated at cu_new (wave slots, work-group records, plan
+** pool, coalescer scratch) or grown when a launch needs more VGPRs or LDS
+** than any earlier one (a work-group start, not the per-instruction path).
+**
+** Invariants:
+**   - A wave is in exactly one SIMD list (c->simd_waves) from its work-group
+**     start until the work-group finishes; lists are in age order.
+**   - wv->nops memory operations are outstanding; vm_out / lgkm_out count
+**     those holding each counter; an op is retired (registers written,
+**     counters decremented) only after every older op that holds one of
+**     the same counters retired (the in-order counter semantics that
+**     s_waitcnt relies on).
+**   - At most one instruction fetch per wave is in flight (fetch_inflight);
+**     a response whose epoch is stale (the wave branched meanwhile) is
+**     dropped.
+**   - A work-group finishes (CU_WG_DONE) only when each of its waves ended
+**     (s_endpgm or an error) with no memory operation and no fetch in
+**     flight, so no response can reach a reused slot.
+*/
+#ifndef MGS_GPU_CU_INT_H
+#define MGS_GPU_CU_INT_H
+
+#include "gcn3/exec_mem_plan.h"
+#include "gpu/coalescer.h"
+#include "gpu/cu.h"
+
+#define CU_WAVE_MAX_OPS 32      /* memory ops in flight per wave */
+#define CU_VM_MAX 15            /* vmcnt field (4 bits): issue stalls beyond */
+#define CU_LGKM_MAX 15          /* lgkmcnt field (4 bits) */
+#define CU_WAKE_EVENTS 4
+
+typedef enum cu_wstate {
+    CU_W_READY,    /* issues when its instruction is buffered and busy ends */
+    CU_W_WAITCNT,  /* s_waitcnt not satisfied yet */
+    CU_W_BARRIER,  /* at s_barrier */
+    CU_W_ENDED,    /* s_endpgm or error: drains, then finishes */
+    CU_W_FREE      /* slot unused */
+} cu_wstate;
+
+typedef enum cu_unit {
+    CU_U_VALU, CU_U_SALU, CU_U_BRANCH, CU_U_VMEM, CU_U_SMEM, CU_U_LDS,
+    CU_U_INTERNAL, /* s_waitcnt, s_barrier, s_endpgm, s_nop: scheduler */
+    CU_U_COUNT
+} cu_unit;
+
+struct cu_wave;
+
+typedef struct cu_memop {
+    struct cu_wave *wave;
+    gcn_mem_plan *plan;    /* vector/scalar memory; NULL for LDS */
+    uint64_t ready_cycle;  /* LDS: when it completes */
+    uint64_t pc;           /* of the instruction (messages) */
+    uint64_t fault_addr;
+    uint32_t pending;      /* requests not answered */
+    uint8_t vm, lgkm;      /* counters held */
+    uint8_t done;          /* all data back */
+    uint8_t fault;
+    uint8_t in_use;
+} cu_memop;
+
+typedef struct cu_wg {
+    cp_msg *msg;           /* the CU_MAP_WG, answered at the end */
+    const gpu_launch *launch;
+    gcn_workgroup wg;      /* id, size, nwaves (wave.h's gcn_workgroup) */
+    gcn_exec_ctx ctx;      /* LDS and code for the semantics */
+    uint8_t *lds;          /* grown to the largest launch (owned) */
+    uint32_t lds_cap;
+    uint8_t simd_of_wave[GCN_EMU_MAX_WAVES];
+    struct cu_wave *waves[GCN_EMU_MAX_WAVES];
+    uint32_t finished;     /* waves drained */
+    uint32_t at_barrier;   /* live waves waiting at s_barrier */
+    uint32_t ended;        /* waves that executed s_endpgm or halted */
+    int status;            /* MGS_OK or the first error */
+    char err[512];         /* its message */
+    uint64_t insts;
+    bool in_use;
+} cu_wg;
+
+typedef struct cu_wave {
+    gcn_wave w;            /* architectural state (functional model) */
+    cu_wg *wg;
+    uint32_t *vgpr_store;  /* owned, vgpr_cap words */
+    size_t vgpr_cap;
+    uint32_t simd;
+    uint64_t age;          /* dispatch order (oldest first) */
+    cu_wstate state;
+    uint64_t busy_until;   /* cycle its non-memory instruction completes */
+    uint64_t state_since;  /* cycle it entered WAITCNT / BARRIER */
+    uint64_t fetch_stall_since; /* cycle it started waiting for fetch, or
+                                   UINT64_MAX */
+    uint8_t wait_vm, wait_lgkm;
+    /* instruction buffer: code VAs [ib_start, ib_end) are buffered;
+    ** fetch_next is the next line to fetch */
+    uint64_t ib_start, ib_end, fetch_next;
+    uint64_t last_fetch;   /* cycle of its last fetch (oldest-first) */
+    uint32_t fetch_epoch;
+    uint8_t fetch_inflight;
+    bool finished;
+    /* memory operations, in issue order: order[0..nops) index ops[] */
+    cu_memop ops[CU_WAVE_MAX_OPS];
+    uint8_t order[CU_WAVE_MAX_OPS];
+    uint32_t nops;
+    uint32_t vm_out, lgkm_out;
+} cu_wave;
+
+/* A memory pipeline: the vector memory unit (to L1V) or the scalar one
+** (to L1S). Instructions wait in a queue; the head is coalesced into line
+** requests (scratch reqs) and sent at reqs_per_cycle. */
+typedef struct cu_memunit {
+    sim_port port;
+    mem_route route;
+    bool routed;
+    uint32_t flags;        /* MEM_F_SCALAR for the scalar unit */
+    cu_memop **queue;      /* ring of queue_cap */
+    uint32_t qhead, qcount, queue_cap;
+    cu_coal_req *reqs;     /* CU_COAL_MAX (owned) */
+    uint32_t nreq, sent;
+    bool coalesced;
+    uint64_t next_start;   /* cycle the unit can take a new instruction */
+    uint32_t inflight, max_inflight, issue_cycles, per_cycle;
+    stat_hist *reqs_per_inst;
+    bool own_hist;         /* reqs_per_inst allocated here (no registry) */
+} cu_memunit;
+
+typedef struct cu_stats {
+    stat_counter *wf_insts, *valu, *salu, *vmem, *smem, *lds, *branch,
+        *internal;
+    stat_counter *cycles_busy, *cycles_issue, *cycles_no_issue;
+    stat_counter *stall_waitcnt, *stall_barrier, *stall_fetch,
+        *stall_vmem_backpressure;
+    stat_counter *wgs, *wavefronts, *fetches, *vmem_reqs, *smem_reqs;
+    stat_counter own[22];
+} cu_stats;
+
+struct cu {
+    sim_comp base;         /* FIRST */
+    cu_config cfg;
+    mem_pool *pool;
+    sim_port ctrl, inst;
+    mem_route inst_route;
+    bool inst_routed;
+    cu_memunit vmem, smem;
+    cu_res res;
+    cu_wave *waves;        /* num_simds * wf_slots_per_simd slots */
+    uint32_t nwaves_slots;
+    cu_wave **simd_waves[CU_MAX_SIMDS]; /* live waves per SIMD, age order */
+    uint32_t simd_nwaves[CU_MAX_SIMDS];
+    uint64_t simd_busy_until[CU_MAX_SIMDS];
+    cu_wg *wgs;            /* nwaves_slots records */
+    uint32_t resident;
+    cp_msg **done_q;       /* CU_WG_DONE waiting for the ctrl lane */
+    uint32_t done_head, done_count;
+    gcn_mem_plan *plans;   /* plan pool (owned) */
+    gcn_mem_plan **plan_free;
+    uint32_t nplans, plan_nfree;
+    uint64_t next_age;
+    uint64_t lds_next_free;   /* cycle the LDS unit takes a new op */
+    uint32_t lds_pending;     /* LDS operations not yet complete */
+    uint32_t fetch_inflight;  /* CU-wide */
+    uint64_t last_cycle;      /* last tick's cycle (busy-cycle accounting) */
+    bool issued_this_cycle;
+    sim_event wake[CU_WAKE_EVENTS];
+    uint64_t wake_at[CU_WAKE_EVENTS];
+    uint64_t wf_insts;
+    cu_stats st;
+};
+
+/* TEMPORARY (cu_emu_shim.c) until emu.h declares them: the emulator's
+** initial work-group and wave state. w->vgpr / w->nvgpr are kept. */
+void gcn_emu_init_workgroup(const gcn_emu_launch *l, const uint32_t wg_id[3],
+                            gcn_workgroup *wg);
+void gcn_emu_init_wave(const gcn_emu_launch *l, gcn_workgroup *wg,
+                       gcn_exec_ctx *ctx, uint32_t wi, gcn_wave *w);
+
+static inline uint64_t cu_cycle(const cu *c)
+{
+    return eng_now(c->base.eng) / c->cfg.period;
+}
+
+/* cu.c */
+void cu_wave_end(cu *c, cu_wave *wv, int status, const char *msg);
+void cu_wave_maybe_finish(cu *c, cu_wave *wv);
+void cu_barrier_check(cu *c, cu_wg *g);
+uint64_t cu_wave_pc_va(const cu_wave *wv);
+
+/* cu_issue.c */
+bool cu_fetch(cu *c, uint64_t now);
+bool cu_issue(cu *c, uint64_t now);
+bool cu_take_fetch_responses(cu *c, uint64_t now);
+
+/* cu_mem.c */
+bool cu_memunit_run(cu *c, cu_memunit *u, uint64_t now);
+bool cu_take_mem_responses(cu *c, cu_memunit *u, uint64_t now);
+bool cu_retire_lds(cu *c, uint64_t now);
+void cu_wave_retire(cu *c, cu_wave *wv, uint64_t now);
+cu_memop *cu_memop_new(cu_wave *wv);
+gcn_mem_plan *cu_plan_alloc(cu *c);
+void cu_waitcnt_check(cu *c, cu_wave *wv, uint64_t now);
+void cu_memunit_init(cu *c, cu_memunit *u, const char *name,
+                     uint32_t queue_cap, uint32_t max_inflight,
+                     uint32_t issue_cycles, uint32_t per_cycle,
+                     uint32_t flags, stat_registry *stats,
+                     const char *hist_name);
+void cu_memunit_fini(cu_memunit *u);
+bool cu_memunit_push(cu_memunit *u, cu_memop *op);
+
+#endif

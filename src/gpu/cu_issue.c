@@ -1,0 +1,439 @@
+/*
+** CU front end: the fetch arbiter, the instruction buffers and the issue
+** arbiter with the execution units (seed 002 §2.4.2, Figure 5.2).
+**
+** Fetch. Each cycle the fetch arbiter serves the SIMD cycle % num_simds;
+** among its waves that have no fetch in flight and room in their
+** instruction buffer it picks the one that has not fetched for the longest
+** time (oldest-fetch first, ties to the older wave) and sends one aligned
+** fetch_line request to the L1I. The buffer holds code VAs [ib_start,
+** ib_end); bytes before the current pc's line are dropped when room is
+** needed. A taken branch to a target outside the buffer empties it (a new
+** epoch: the response of a fetch in flight is dropped).
+**
+** Issue. Each cycle the issue arbiter serves the SIMD cycle % num_simds
+** (so each SIMD's turn comes every num_simds cycles, which with 4-cycle
+** VALU instructions keeps all four SIMDs busy, as GCN does). It walks that
+** SIMD's waves oldest first and issues at most one instruction per unit
+** type (VALU on the SIMD, scalar, branch, vector memory, scalar memory,
+** LDS) from different waves. A wave issues when its next instruction is in
+** its buffer, it has no non-memory instruction in flight (busy_until), and
+** the unit can take it. s_waitcnt, s_barrier, s_endpgm and s_nop are
+** handled by the scheduler itself (not issued to a unit).
+**
+** Execution: ALU, branch and LDS semantics run at issue (one
+** implementation with emu mode); their latency is modelled by busy_until.
+** Vector and scalar memory are planned at issue (gcn3/exec_mem_plan.h)
+** and completed when their data returns (cu_mem.c).
+*/
+#include "gpu/cu_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "gcn3/disasm.h"
+#include "mgsim/errors.h"
+#include "sim/port.h"
+
+/* ---- fetch ---- */
+
+static void ib_reset(cu *c, cu_wave *wv)
+{
+    uint64_t line = cu_wave_pc_va(wv) & ~(uint64_t)(c->cfg.fetch_line - 1);
+    wv->ib_start = wv->ib_end = wv->fetch_next = line;
+    wv->fetch_epoch++;
+}
+
+bool cu_fetch(cu *c, uint64_t now)
+{
+    if (!c->inst_routed || c->fetch_inflight >= c->cfg.fetch_max_inflight)
+        return false;
+    uint32_t s = (uint32_t)(now % c->cfg.num_simds);
+    const uint64_t line = c->cfg.fetch_line;
+    cu_wave *best = NULL;
+    for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
+        cu_wave *wv = c->simd_waves[s][i];
+        if (wv->state == CU_W_ENDED || wv->fetch_inflight)
+            continue;
+        uint64_t pc_line = cu_wave_pc_va(wv) & ~(line - 1);
+        uint64_t start = wv->ib_start > pc_line ? wv->ib_start : pc_line;
+        if (wv->fetch_next + line - start > c->cfg.inst_buf_bytes)
+            continue;
+        if (!best || wv->last_fetch < best->last_fetch)
+            best = wv;
+    }
+    if (!best || !port_can_send(&c->inst))
+        return false;
+    cu_wave *wv = best;
+    uint64_t pc_line = cu_wave_pc_va(wv) & ~(line - 1);
+    if (pc_line > wv->ib_start)
+        wv->ib_start = pc_line; /* drop lines behind the pc */
+    mem_msg *m = mem_msg_alloc(c->pool, MEM_READ);
+    m->addr = wv->fetch_next;
+    m->size = (uint32_t)line;
+    m->flags = MEM_F_INST;
+    m->gpu = c->cfg.gpu;
+    m->origin = wv;
+    m->base.id = wv->fetch_epoch;
+    m->base.bytes = 8;
+    m->issue_time = eng_now(c->base.eng);
+    m->base.dst = mem_route_lookup(&c->inst_route, m->addr);
+    if (port_send(&c->inst, &m->base) != MGS_OK) {
+        mem_msg_release(c->pool, m);
+        return false;
+    }
+    wv->fetch_next += line;
+    wv->fetch_inflight = 1;
+    wv->last_fetch = now;
+    c->fetch_inflight++;
+    stat_inc(c->st.fetches);
+    return true;
+}
+
+/* Debug builds check that the bytes the L1I returned are the program's
+** (the pre-decoded instructions are what executes). */
+static bool fetch_bytes_match(const cu_wave *wv, const mem_msg *rsp)
+{
+#ifdef NDEBUG
+    (void)wv;
+    (void)rsp;
+    return true;
+#else
+    const gcn_emu_program *p = wv->wg->launch->emu.prog;
+    uint64_t base = wv->wg->launch->code_va;
+    for (uint32_t i = 0; i < rsp->size; i++) {
+        uint64_t va = rsp->addr + i;
+        if (va < base || va - base >= p->code_size)
+            continue; /* padding around the program */
+        if (rsp->data[i] != p->code[va - base])
+            return false;
+    }
+    return true;
+#endif
+}
+
+bool cu_take_fetch_responses(cu *c, uint64_t now)
+{
+    (void)now;
+    bool progress = false;
+    mem_msg *rsp;
+    while ((rsp = (mem_msg *)port_retrieve(&c->inst))) {
+        mem_msg *req = rsp->req;
+        cu_wave *wv = req->origin;
+        progress = true;
+        c->fetch_inflight--;
+        wv->fetch_inflight = 0;
+        bool current = req->base.id == wv->fetch_epoch &&
+                       wv->state != CU_W_ENDED;
+        if (current && (rsp->flags & MEM_F_FAULT)) {
+            char msg[400];
+            snprintf(msg, sizeof msg,
+                     "kernel %s wave (%u,%u,%u)/%u: instruction fetch fault "
+                     "at 0x%llx", wv->wg->launch->emu.prog->kernel->name,
+                     wv->w.wg_id[0], wv->w.wg_id[1], wv->w.wg_id[2],
+                     wv->w.wave_id, (unsigned long long)req->addr);
+            cu_wave_end(c, wv, MGS_EFAULT, msg);
+        } else if (current && !fetch_bytes_match(wv, rsp)) {
+            char msg[400];
+            snprintf(msg, sizeof msg,
+                     "kernel %s wave (%u,%u,%u)/%u: instruction fetch at "
+                     "0x%llx returned bytes that differ from the program",
+                     wv->wg->launch->emu.prog->kernel->name, wv->w.wg_id[0],
+                     wv->w.wg_id[1], wv->w.wg_id[2], wv->w.wave_id,
+                     (unsigned long long)req->addr);
+            cu_wave_end(c, wv, MGS_EINTERNAL, msg);
+        } else if (current) {
+            wv->ib_end = req->addr + req->size;
+        }
+        mem_msg_release(c->pool, req);
+        mem_msg_release(c->pool, rsp);
+        cu_wave_maybe_finish(c, wv);
+    }
+    return progress;
+}
+
+/* ---- issue ---- */
+
+static cu_unit unit_of(const gcn_inst *in)
+{
+    uint32_t flags = gcn_op_table[in->op].flags;
+    switch ((gcn_fmt)in->fmt) {
+    case GCN_FMT_SOPP:
+        return flags & GCN_F_BRANCH && in->op != GCN_OP_S_ENDPGM
+                   ? CU_U_BRANCH
+                   : CU_U_INTERNAL;
+    case GCN_FMT_SOP1: case GCN_FMT_SOP2: case GCN_FMT_SOPK:
+    case GCN_FMT_SOPC:
+        return flags & GCN_F_BRANCH ? CU_U_BRANCH : CU_U_SALU;
+    case GCN_FMT_SMEM:
+        return CU_U_SMEM;
+    case GCN_FMT_VOP1: case GCN_FMT_VOP2: case GCN_FMT_VOPC:
+    case GCN_FMT_VOP3A: case GCN_FMT_VOP3B:
+        return CU_U_VALU;
+    case GCN_FMT_DS:
+        return CU_U_LDS;
+    case GCN_FMT_FLAT: case GCN_FMT_MUBUF:
+        return CU_U_VMEM;
+    default:
+        return CU_U_COUNT; /* not executable */
+    }
+}
+
+/* Ends the wave's work-group with the one-line message of emu mode. */
+static void fail(cu *c, cu_wave *wv, const gcn_inst *in, int rc)
+{
+    const gcn_emu_program *p = wv->wg->launch->emu.prog;
+    unsigned long long addr = (unsigned long long)(p->code_vaddr + wv->w.pc);
+    char msg[512], text[128] = "<undecodable>";
+    if (rc == MGS_EUNSUPPORTED) {
+        if (in && in->fmt != GCN_FMT_INVALID)
+            gcn_disasm(in, p->code_vaddr + wv->w.pc, text, sizeof text);
+        snprintf(msg, sizeof msg,
+                 "kernel %s wave (%u,%u,%u)/%u: unsupported instruction at pc "
+                 "0x%llx: %08x %s", p->kernel->name, wv->w.wg_id[0],
+                 wv->w.wg_id[1], wv->w.wg_id[2], wv->w.wave_id, addr,
+                 in ? in->word0 : 0u, text);
+    } else {
+        snprintf(msg, sizeof msg, "kernel %s wave (%u,%u,%u)/%u pc 0x%llx: %s",
+                 p->kernel->name, wv->w.wg_id[0], wv->w.wg_id[1],
+                 wv->w.wg_id[2], wv->w.wave_id, addr, mgs_error_msg());
+    }
+    cu_wave_end(c, wv, rc, msg);
+}
+
+static void count_inst(cu *c, cu_wave *wv, stat_counter *kind)
+{
+    wv->w.insts++;
+    wv->wg->insts++;
+    c->wf_insts++;
+    stat_inc(c->st.wf_insts);
+    stat_inc(kind);
+}
+
+/* After a change of pc by a branch: keep the buffer if the target is in
+** it, else refetch from the target. */
+static void after_branch(cu *c, cu_wave *wv)
+{
+    uint64_t va = cu_wave_pc_va(wv);
+    if (va < wv->ib_start || va >= wv->ib_end)
+        ib_reset(c, wv);
+}
+
+/* Scheduler-handled instructions. Returns true (always issues). */
+static void exec_internal(cu *c, cu_wave *wv, const gcn_inst *in,
+                          uint64_t now)
+{
+    cu_wg *g = wv->wg;
+    count_inst(c, wv, c->st.internal);
+    switch (in->op) {
+    case GCN_OP_S_WAITCNT: {
+        uint32_t imm = (uint32_t)in->simm16;
+        wv->wait_vm = imm & 0xf;
+        wv->wait_lgkm = (imm >> 8) & 0xf;
+        if (wv->vm_out <= wv->wait_vm && wv->lgkm_out <= wv->wait_lgkm) {
+            wv->w.pc += 4;
+            wv->busy_until = now + 1;
+        } else {
+            wv->state = CU_W_WAITCNT;
+            wv->state_since = now;
+        }
+        return;
+    }
+    case GCN_OP_S_BARRIER:
+        if (g->wg.nwaves - g->ended <= 1) {
+            wv->w.pc += 4;
+            wv->busy_until = now + 1;
+            return;
+        }
+        wv->state = CU_W_BARRIER;
+        wv->state_since = now;
+        wv->w.at_barrier = true;
+        g->at_barrier++;
+        cu_barrier_check(c, g);
+        return;
+    case GCN_OP_S_ENDPGM:
+        wv->w.done = true;
+        cu_wave_end(c, wv, MGS_OK, NULL);
+        return;
+    case GCN_OP_S_NOP:
+        wv->w.pc += 4;
+        wv->busy_until = now + 1 + ((uint32_t)in->simm16 & 0xf);
+        return;
+    default: {
+        int rc = gcn_exec_scalar(&wv->w, in);
+        if (rc != MGS_OK) {
+            fail(c, wv, in, rc);
+            return;
+        }
+        wv->w.pc += in->size;
+        wv->busy_until = now + 1;
+        return;
+    }
+    }
+}
+
+/* A free memory-operation slot of the wave, or NULL. */
+static bool mem_room(const cu *c, const cu_wave *wv, bool vm, bool lgkm)
+{
+    (void)c;
+    return wv->nops < CU_WAVE_MAX_OPS && (!vm || wv->vm_out < CU_VM_MAX) &&
+           (!lgkm || wv->lgkm_out < CU_LGKM_MAX);
+}
+
+/* Issues a vector (FLAT/MUBUF) or scalar (SMEM) memory instruction.
+** Returns whether it issued (false: back-pressure, try again later). */
+static bool exec_mem(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
+                     bool vector)
+{
+    cu_memunit *u = vector ? &c->vmem : &c->smem;
+    bool flat = in->fmt == GCN_FMT_FLAT;
+    if (!u->routed || !mem_room(c, wv, vector, !vector || flat) ||
+        !c->plan_nfree || u->qcount == u->queue_cap) {
+        if (vector)
+            stat_inc(c->st.stall_vmem_backpressure);
+        return false;
+    }
+    gcn_mem_plan *p = cu_plan_alloc(c);
+    int rc = gcn_mem_plan_inst(&wv->w, in, p);
+    if (rc == MGS_OK && p->kind == GCN_MEM_NONE && !vector)
+        rc = gcn_exec_scalar(&wv->w, in); /* s_memtime, s_dcache_* */
+    count_inst(c, wv, vector ? c->st.vmem : c->st.smem);
+    if (rc != MGS_OK || p->kind == GCN_MEM_NONE) {
+        c->plan_free[c->plan_nfree++] = p;
+        if (rc != MGS_OK) {
+            fail(c, wv, in, rc);
+            return true;
+        }
+        wv->w.pc += in->size;
+        wv->busy_until = now + 1;
+        return true;
+    }
+    cu_memop *op = cu_memop_new(wv);
+    op->plan = p;
+    op->pc = wv->w.pc;
+    op->vm = vector;
+    op->lgkm = !vector || flat; /* FLAT counts on both (it may hit LDS) */
+    wv->vm_out += op->vm;
+    wv->lgkm_out += op->lgkm;
+    cu_memunit_push(u, op);
+    wv->w.pc += in->size;
+    wv->busy_until = now + 1;
+    return true;
+}
+
+static bool exec_lds(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now)
+{
+    if (c->lds_next_free > now || !mem_room(c, wv, false, true))
+        return false;
+    int rc = gcn_exec_ds(&wv->w, in);
+    count_inst(c, wv, c->st.lds);
+    if (rc != MGS_OK) {
+        fail(c, wv, in, rc);
+        return true;
+    }
+    cu_memop *op = cu_memop_new(wv);
+    op->plan = NULL;
+    op->pc = wv->w.pc;
+    op->lgkm = 1;
+    op->ready_cycle = now + c->cfg.lds_cycles;
+    c->lds_pending++;
+    wv->lgkm_out++;
+    c->lds_next_free = now + c->cfg.lds_issue_cycles;
+    wv->w.pc += in->size;
+    wv->busy_until = now + 1;
+    return true;
+}
+
+static bool exec_alu(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
+                     cu_unit unit)
+{
+    int rc;
+    uint64_t lat;
+    if (unit == CU_U_VALU) {
+        bool f64 = gcn_op_table[in->op].flags & GCN_F_F64;
+        lat = f64 ? c->cfg.valu_f64_cycles : c->cfg.valu_cycles;
+        if (c->simd_busy_until[wv->simd] > now)
+            return false;
+        rc = gcn_exec_valu(&wv->w, in);
+        count_inst(c, wv, c->st.valu);
+        c->simd_busy_until[wv->simd] = now + lat;
+    } else {
+        lat = unit == CU_U_BRANCH ? c->cfg.branch_cycles : c->cfg.salu_cycles;
+        rc = gcn_exec_scalar(&wv->w, in);
+        count_inst(c, wv, unit == CU_U_BRANCH ? c->st.branch : c->st.salu);
+    }
+    if (rc == MGS_OK) {
+        wv->w.pc += in->size;
+    } else if (rc == GCN_EXEC_BRANCHED) {
+        after_branch(c, wv);
+    } else {
+        fail(c, wv, in, rc);
+        return true;
+    }
+    wv->busy_until = now + lat;
+    return true;
+}
+
+bool cu_issue(cu *c, uint64_t now)
+{
+    uint32_t s = (uint32_t)(now % c->cfg.num_simds);
+    uint32_t n = c->simd_nwaves[s];
+    if (!n)
+        return false;
+    cu_wave *list[64];
+    memcpy(list, c->simd_waves[s], n * sizeof *list); /* may change below */
+    bool used[CU_U_COUNT + 1] = {false};
+    bool progress = false;
+    for (uint32_t i = 0; i < n; i++) {
+        cu_wave *wv = list[i];
+        if (wv->state != CU_W_READY || wv->busy_until > now)
+            continue;
+        const gcn_emu_program *p = wv->wg->launch->emu.prog;
+        size_t slot = (size_t)(wv->w.pc >> 2);
+        if (slot >= p->nslots || (wv->w.pc & 3)) {
+            char msg[400];
+            snprintf(msg, sizeof msg,
+                     "kernel %s wave (%u,%u,%u)/%u: pc 0x%llx is outside the "
+                     "kernel's code", p->kernel->name, wv->w.wg_id[0],
+                     wv->w.wg_id[1], wv->w.wg_id[2], wv->w.wave_id,
+                     (unsigned long long)(p->code_vaddr + wv->w.pc));
+            cu_wave_end(c, wv, MGS_EUNSUPPORTED, msg);
+            progress = true;
+            continue;
+        }
+        const gcn_inst *in = &p->insts[slot];
+        uint64_t va = cu_wave_pc_va(wv);
+        uint32_t size = in->size ? in->size : 4;
+        if (va < wv->ib_start || va + size > wv->ib_end) {
+            if (wv->fetch_stall_since == UINT64_MAX)
+                wv->fetch_stall_since = now;
+            continue; /* not fetched yet */
+        }
+        if (wv->fetch_stall_since != UINT64_MAX) {
+            stat_addn(c->st.stall_fetch, now - wv->fetch_stall_since);
+            wv->fetch_stall_since = UINT64_MAX;
+        }
+        cu_unit u = unit_of(in);
+        if (u == CU_U_COUNT) {
+            fail(c, wv, in, MGS_EUNSUPPORTED);
+            progress = true;
+            continue;
+        }
+        if (u != CU_U_INTERNAL && used[u])
+            continue;
+        bool issued = true;
+        switch (u) {
+        case CU_U_INTERNAL: exec_internal(c, wv, in, now); break;
+        case CU_U_VMEM: issued = exec_mem(c, wv, in, now, true); break;
+        case CU_U_SMEM: issued = exec_mem(c, wv, in, now, false); break;
+        case CU_U_LDS: issued = exec_lds(c, wv, in, now); break;
+        default: issued = exec_alu(c, wv, in, now, u); break;
+        }
+        if (issued) {
+            used[u] = true;
+            progress = true;
+            c->issued_this_cycle = true;
+        }
+    }
+    return progress;
+}

@@ -1,0 +1,212 @@
+/*
+** libmgsim-hip internals: the state shared by the files of the HIP runtime
+** replacement (the .c files of src/hip). The public face is the HIP API itself
+** (<hip/hip_runtime_api.h>, included here in C mode with
+** __HIP_PLATFORM_AMD__), so every function we define is checked against
+** ROCm's own prototypes and a hipcc-compiled program links against us
+** exactly as it would against libamdhip64.
+**
+** Design (details in docs/hip.md):
+** - One process-wide simulated platform (mhip_g.rt), created lazily on the
+**   first call that needs it from the MGSIM_* environment variables and torn
+**   down at exit (statistics written then). Calls after teardown return
+**   hipErrorDeinitialized.
+** - Device pointers handed to the program are the runtime's simulated
+**   device addresses (mgs_dptr) cast to void *; the host never dereferences
+**   them. Every allocation is recorded in mhip_g.allocs so that pointers can
+**   be classified (hipMemcpyDefault, hipFree, kernel arguments).
+** - Managed (hipMallocManaged) and pinned host (hipHostMalloc) memory is
+**   real host memory plus a device shadow copy of the same size. Ownership
+**   moves between host and device per buffer: a kernel launch copies every
+**   host-owned buffer to its shadow and the device then owns it; the next
+**   synchronisation point copies device-owned buffers back out. Kernel
+**   pointer arguments that point into such a buffer are translated to the
+**   shadow address.
+** - The current device and the last error are per host thread (HIP
+**   semantics); everything else assumes the program serialises its HIP
+**   calls (one simulation is single-threaded).
+*/
+#ifndef MGS_HIP_INTERNAL_H
+#define MGS_HIP_INTERNAL_H
+
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__ 1
+#endif
+#include <hip/hip_runtime_api.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gcn3/codeobj.h"
+#include "mgsim/runtime.h"
+
+/* ---- configuration (from the environment) ---------------------------- */
+
+#include "config/config.h"
+
+/* The effective configuration, layered like `mgsim run` does it:
+** built-in defaults <- preset MGSIM_PRESET (default "default", skipped if
+** absent) <- MGSIM_CONFIG file <- MGSIM_SET assignments ("s.k=v;s.k=v")
+** <- MGSIM_GPUS, MGSIM_MODE, MGSIM_PLATFORM, MGSIM_DB (each mapped onto its
+** configuration key; MGSIM_DB=none writes no database). */
+typedef struct mhip_env {
+    mgs_config cfg;
+    bool quiet;               /* MGSIM_QUIET set and not "0" */
+    bool no_db;               /* MGSIM_DB=none: no results database */
+} mhip_env;
+
+#define MHIP_MAX_GPUS 64
+
+/* Builds out from the variables read through getenv_fn (getenv in
+** production, a table in tests). Returns MGS_OK or MGS_ECONFIG/MGS_ENOENT
+** with a one-line message naming the variable or file. */
+int mhip_env_parse(const char *(*getenv_fn)(const char *name), mhip_env *out);
+
+/* ---- allocations ------------------------------------------------------ */
+
+typedef enum mhip_mem_kind {
+    MHIP_MEM_DEVICE,   /* hipMalloc: program holds the device address */
+    MHIP_MEM_MANAGED,  /* hipMallocManaged: host buffer + device shadow */
+    MHIP_MEM_HOST      /* hipHostMalloc: host buffer + device shadow */
+} mhip_mem_kind;
+
+typedef struct mhip_alloc {
+    mhip_mem_kind kind;
+    int gpu;              /* device the (shadow) memory lives on */
+    mgs_dptr dev;         /* device address (shadow for managed/host) */
+    void *host;           /* host buffer (managed/host kinds), else NULL */
+    size_t size;          /* bytes as requested */
+    bool on_device;       /* managed/host: the shadow holds the data */
+} mhip_alloc;
+
+/* ---- modules and kernels ---------------------------------------------- */
+
+/* hipFunction_t: one kernel of a module. */
+struct ihipModuleSymbol_t {
+    struct ihipModule_t *module;
+    char *name;                   /* owned */
+    const void *host_fn;          /* stub/handle registered by hipcc, or NULL */
+    mgs_kernel *kernel;           /* resolved on first launch */
+    const gcn_kernel *meta;       /* argument table (owned by module->co) */
+};
+
+/* hipModule_t: a code object, either embedded by hipcc (a registered fat
+** binary; image points into the program and is not owned) or loaded by
+** hipModuleLoad/hipModuleLoadData (image is an owned copy). */
+struct ihipModule_t {
+    const void *image;
+    size_t image_size;
+    bool owns_image;
+    bool from_fatbin;
+    char what[64];                /* names the module in messages */
+    mgs_module *rt_module;        /* loaded into the runtime lazily */
+    gcn_codeobj *co;              /* our own parse: argument kinds */
+    struct ihipModuleSymbol_t **funcs; /* owned */
+    size_t nfuncs, cap_funcs;
+    struct ihipModule_t *next;    /* in mhip_g.modules */
+};
+
+/* hipStream_t. The null stream is NULL: the current device's. */
+struct ihipStream_t {
+    int device;
+    unsigned flags;
+    struct ihipStream_t *next;    /* in mhip_g.streams */
+};
+
+/* hipEvent_t: a point in simulated time. */
+struct ihipEvent_t {
+    unsigned flags;
+    bool recorded;
+    uint64_t time_ps;             /* simulated time when recorded */
+    struct ihipEvent_t *next;     /* in mhip_g.events */
+};
+
+/* ---- the process-wide state ------------------------------------------- */
+
+typedef struct mhip_state {
+    bool initialised;             /* rt exists */
+    bool init_failed;             /* configuration error reported once */
+    bool finalised;               /* torn down at exit: calls now fail */
+    mhip_env env;
+    mgs_rt *rt;
+    struct stat_registry *stats;  /* owned; passed to the runtime */
+    double start_wall_s;          /* monotonic clock at init */
+    char started_utc[32];
+    struct {                      /* HIP-level traffic, reported at exit */
+        uint64_t launches, h2d_bytes, d2h_bytes, d2d_bytes, peer_bytes;
+        uint64_t shared_in_bytes, shared_out_bytes; /* managed/host sync */
+    } counts;
+
+    mhip_alloc *allocs;           /* owned array */
+    size_t nallocs, cap_allocs;
+
+    struct ihipModule_t *modules; /* every module, fatbin or loaded */
+    struct ihipStream_t *streams;
+    struct ihipEvent_t *events;
+    bool peer_enabled[MHIP_MAX_GPUS][MHIP_MAX_GPUS]; /* [from][to] */
+} mhip_state;
+
+extern mhip_state mhip_g;
+
+/* Makes sure the simulated platform exists. hipSuccess, or an error code
+** (configuration errors also print one line, once). */
+hipError_t mhip_ensure_init(void);
+/* Releases everything; writes statistics. Registered with atexit. */
+void mhip_finalize(void);
+
+/* The calling thread's current device. */
+int mhip_current_device(void);
+void mhip_set_current_device(int dev);
+/* Devices the program sees: the platform's GPUs, or one device for the
+** "unified" platform (one launch spans all GPUs). Needs the platform. */
+int mhip_visible_devices(void);
+/* The runtime GPU argument (mgs_malloc, mgs_launch.gpu) for a device:
+** the device itself, or MGS_GPU_ALL on the unified platform. */
+int mhip_runtime_gpu(int dev);
+
+/* Records err as the thread's last error and returns it. */
+hipError_t mhip_ret(hipError_t err);
+/* Prints "mgsim-hip: <call>: <message>" (one line) to stderr and records
+** err; returns err. For unsupported arguments and failed operations. */
+hipError_t mhip_fail(hipError_t err, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Maps a runtime error (negative MGS_E*) to a HIP error code. */
+hipError_t mhip_from_mgs(int mgs_code);
+
+/* Allocation table (hip_memory.c). */
+mhip_alloc *mhip_alloc_find_device(uint64_t addr);   /* dev range */
+mhip_alloc *mhip_alloc_find_host(const void *p);    /* host range */
+/* Copies host-owned managed/host buffers to their shadows. */
+hipError_t mhip_shared_to_device(void);
+/* Waits for the device and copies device-owned managed/host buffers back:
+** every blocking call goes through here. */
+hipError_t mhip_sync_all(void);
+void mhip_memory_release_all(void);
+
+/* Modules (hip_launch.c). */
+hipError_t mhip_module_prepare(struct ihipModule_t *m, const char *call);
+hipError_t mhip_function_prepare(struct ihipModuleSymbol_t *f,
+                                 const char *call);
+/* Packs explicit arguments (arg_ptrs[i] points at argument i's value) into
+** out (out_cap bytes) at the offsets of f's metadata, translating
+** managed/host pointers to their device shadows. Sets *size. */
+hipError_t mhip_pack_args(const struct ihipModuleSymbol_t *f,
+                          void **arg_ptrs, uint8_t *out, size_t out_cap,
+                          size_t *size, const char *call);
+hipError_t mhip_launch(struct ihipModuleSymbol_t *f, dim3 grid, dim3 block,
+                       size_t shmem, hipStream_t stream, const void *args,
+                       size_t args_size, const char *call);
+void mhip_modules_release_all(void);
+/* Size of a code-object image given only its start: a clang offload bundle
+** (from its entry table) or an ELF file (from its headers); 0 if it is
+** neither. */
+size_t mhip_image_size(const void *image);
+
+/* Streams and events (hip_stream.c). */
+void mhip_streams_release_all(void);
+/* Device a stream's work runs on (the current device for NULL). */
+int mhip_stream_device(hipStream_t s);
+bool mhip_stream_valid(hipStream_t s);
+
+#endif

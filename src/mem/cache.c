@@ -1,0 +1,1091 @@
+/*
+** The cache component: pipeline, policies and control (see cache.h for the
+** interface, cache_int.h for the storage, docs/memory.md for the design).
+**
+** One tick (on the cache clock, only while there is work) runs, in order:
+**   1. send_ready     responses whose time has come go up; transactions
+**                     whose time has come go below (route per address)
+**   2. take_bottom    answers from below: fills (MSHR -> DRAIN), acks of
+**                     forwarded writes/reads/atomics (answer the requester)
+**   3. drain          MSHRs in DRAIN serve their targets in arrival order
+**   4. ctrl_step      the flush / invalidate state machine
+**   5. take_top       up to requests_per_cycle new requests, in order; the
+**                     first one that cannot get its resources stops intake
+**   6. send_ready     again, so zero-latency work leaves in the same cycle
+**
+** Timing. A request that reaches the top buffer at t is taken at the first
+** cache edge e after t; a hit's response leaves at e + hit_latency cycles;
+** a miss's fetch leaves at e + miss_latency cycles; a fill taken at edge f
+** answers its first target at f + hit_latency cycles. Forwarded writes are
+** answered hit_latency cycles after the edge their ack is taken.
+**
+** Admission. A request is accepted only when everything it may need is
+** free (response slot, MSHR, victim frame, transactions below for the
+** fetch and a dirty victim); otherwise it stays in the top buffer, which
+** stops intake (back-pressure towards the sender) and counts a stall.
+** Nothing is ever dropped, so every accepted request completes.
+**
+** Ordering rule. Requests to one line are served in arrival order: while a
+** line has an MSHR, every later request for it merges behind the fill (or
+** waits in the top buffer); requests that leave for below (misses,
+** write-through/around writes, write-backs, forwarded atomics) leave in
+** FIFO order through one queue and an address always routes to the same
+** port, so the level below sees them in order too. Hence a read always
+** sees the earlier writes of the same source.
+*/
+#include "mem/cache.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcn3/emu_atomic.h"
+#include "mem/cache_int.h"
+#include "mgsim/errors.h"
+#include "util/xmalloc.h"
+
+#define MSG_HEADER_BYTES 8u   /* wire size of a message without payload */
+
+enum { CACHE_EV_WAKE = 1 };
+
+static inline mgs_time now_of(const cache *c) { return eng_now(c->base.eng); }
+
+static bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+
+void cache_config_default(cache_config *c)
+{
+    /* R9 Nano L1V-like defaults (mgpusim-anchor-study.md 1.7): 16 KB,
+    ** 4-way, 64 B lines, write-around; latencies are assumed round
+    ** numbers, presets set the real ones. */
+    memset(c, 0, sizeof *c);
+    c->size = 16 * 1024;
+    c->ways = 4;
+    c->line = 64;
+    c->hit_latency = 20;
+    c->miss_latency = 1;
+    c->mshr_entries = 16;
+    c->mshr_targets = 8;
+    c->top_buffer = 8;
+    c->ctrl_buffer = 2;
+    c->max_inflight_below = 16;
+    c->requests_per_cycle = 4;
+    c->write_policy = CACHE_WRITE_AROUND;
+    c->glc_bypass = true;
+    c->atomics_here = false;
+    c->write_allocate = false;
+    c->period = 1000;
+}
+
+int cache_config_validate(const cache_config *c)
+{
+    if (!is_pow2(c->line) || c->line > MEM_LINE_MAX)
+        return mgs_error_set(MGS_EINVAL, "cache line = %u: must be a power "
+                             "of 2 <= %u", c->line, MEM_LINE_MAX);
+    if (!is_pow2(c->size) || c->size < c->line)
+        return mgs_error_set(MGS_EINVAL, "cache size = %llu: must be a "
+                             "power of 2 >= line",
+                             (unsigned long long)c->size);
+    if (c->ways < 1 || (c->size / c->line) % c->ways ||
+        !is_pow2(c->size / c->line / c->ways))
+        return mgs_error_set(MGS_EINVAL, "cache ways = %u: size/line/ways "
+                             "must be a whole power of 2 (sets)", c->ways);
+    if (c->mshr_entries < 1 || c->mshr_targets < 1)
+        return mgs_error_set(MGS_EINVAL, "cache mshr_entries and "
+                             "mshr_targets must be >= 1");
+    if (c->top_buffer < 1 || c->ctrl_buffer < 1)
+        return mgs_error_set(MGS_EINVAL, "cache top_buffer and ctrl_buffer "
+                             "must be >= 1");
+    /* A miss with a dirty victim needs two transactions at once. */
+    uint32_t min_below = c->write_policy == CACHE_WRITE_BACK ? 2 : 1;
+    if (c->max_inflight_below < min_below)
+        return mgs_error_set(MGS_EINVAL, "cache max_inflight_below = %u: "
+                             "must be >= %u for this write policy",
+                             c->max_inflight_below, min_below);
+    if (c->requests_per_cycle < 1)
+        return mgs_error_set(MGS_EINVAL, "cache requests_per_cycle must be "
+                             ">= 1");
+    if (c->write_policy > CACHE_WRITE_BACK)
+        return mgs_error_set(MGS_EINVAL, "cache write_policy = %d: unknown",
+                             (int)c->write_policy);
+    if (c->period < 1)
+        return mgs_error_set(MGS_EINVAL, "cache period must be >= 1 ps");
+    return MGS_OK;
+}
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static inline bool byte_enabled(const mem_msg *m, uint32_t i)
+{
+    return m->mask == ~0ull || (i < 64 && ((m->mask >> i) & 1));
+}
+
+static bool is_full_line_write(const cache *c, const mem_msg *m)
+{
+    return m->size == c->cfg.line && m->mask == ~0ull;
+}
+
+static void apply_write(uint8_t *line_bytes, uint32_t off, const mem_msg *m)
+{
+    for (uint32_t i = 0; i < m->size; i++)
+        if (byte_enabled(m, i))
+            line_bytes[off + i] = m->data[i];
+}
+
+static uint64_t load_le(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = n; i-- > 0;)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static void store_le(uint8_t *p, unsigned n, uint64_t v)
+{
+    for (unsigned i = 0; i < n; i++, v >>= 8)
+        p[i] = (uint8_t)v;
+}
+
+/* The RMW of an atomic on bytes p; returns the old value. */
+static uint64_t apply_atomic(uint8_t *p, const mem_msg *m)
+{
+    unsigned n = m->atomic_size;
+    uint64_t old = load_le(p, n);
+    uint64_t nv = gcn_atomic_apply(gcn_atomic_kind_of(m->atomic_op), n, old,
+                                   m->atomic_src, m->atomic_cmp);
+    store_le(p, n, nv);
+    return old;
+}
+
+static uint32_t offset_in_line(const cache *c, uint64_t addr)
+{
+    return (uint32_t)(addr & (c->cfg.line - 1));
+}
+
+static inline uint32_t rsp_room(const cache *c)
+{
+    return c->rsp_cap - c->rsp_count;
+}
+
+/* Queues rsp to leave through via hit_latency cycles from now. */
+static void push_rsp(cache *c, mem_msg *rsp, sim_port *via)
+{
+    assert(c->rsp_count < c->rsp_cap);
+    cache_rsp *r = &c->rsp_q[(c->rsp_head + c->rsp_count) % c->rsp_cap];
+    r->msg = rsp;
+    r->via = via;
+    r->ready = now_of(c) + mgs_cycles(c->cfg.hit_latency, c->cfg.period);
+    c->rsp_count++;
+}
+
+/* A message of ours for below, copying identity fields from orig. */
+static mem_msg *new_down(cache *c, mem_msg_type type, uint64_t addr,
+                         uint32_t size, const mem_msg *orig)
+{
+    mem_msg *d = mem_msg_alloc(c->pool, type);
+    d->addr = addr;
+    d->size = size;
+    if (orig) {
+        d->flags = orig->flags & (MEM_F_GLC | MEM_F_SLC | MEM_F_INST |
+                                  MEM_F_SCALAR | MEM_F_PHYS);
+        d->pid = orig->pid;
+        d->gpu = orig->gpu;
+    }
+    d->base.bytes = MSG_HEADER_BYTES;
+    return d;
+}
+
+/* Sends d below as a transaction of the given kind (t from the caller's
+** reservation). */
+static cache_txn *enqueue_down(cache *c, uint8_t kind, mem_msg *d,
+                               mem_msg *orig)
+{
+    cache_txn *t = cache_txn_alloc(c, kind);
+    t->down = d;
+    t->orig = orig;
+    if (c->proto && c->proto->on_send_below)
+        c->proto->on_send_below(c->proto_data, c, d, orig);
+    cache_down_push(c, t);
+    return t;
+}
+
+static void enqueue_writeback(cache *c, uint32_t fi)
+{
+    cache_frame *f = &c->frames[fi];
+    mem_msg *d = new_down(c, MEM_WRITE, f->line_addr, c->cfg.line, NULL);
+    d->flags = MEM_F_PHYS;
+    memcpy(d->data, cache_frame_data(c, fi), c->cfg.line);
+    d->base.bytes += c->cfg.line;
+    enqueue_down(c, TXN_WRITEBACK, d, NULL);
+    stat_inc(c->writebacks);
+}
+
+/* Forwards a write from above (the bytes it writes, with its mask). */
+static void forward_write(cache *c, mem_msg *req, uint8_t kind)
+{
+    mem_msg *d = new_down(c, MEM_WRITE, req->addr, req->size, req);
+    memcpy(d->data, req->data, req->size);
+    d->mask = req->mask;
+    d->base.bytes += req->size;
+    enqueue_down(c, kind, d, req);
+}
+
+/* Removes a valid frame's line (writing it back if dirty: the caller
+** reserved the transaction). */
+static void evict_frame(cache *c, uint32_t fi, bool count)
+{
+    cache_frame *f = &c->frames[fi];
+    if (f->state != LINE_VALID)
+        return;
+    if (c->proto && c->proto->on_evict)
+        c->proto->on_evict(c->proto_data, c, f->line_addr, &f->proto,
+                           f->dirty);
+    if (count)
+        stat_inc(c->evictions);
+    if (f->dirty) {
+        if (count)
+            stat_inc(c->dirty_evictions);
+        enqueue_writeback(c, fi);
+    }
+    f->state = LINE_INVALID;
+    f->dirty = false;
+}
+
+static bool frame_dirty(const cache *c, int64_t fi)
+{
+    return fi >= 0 && c->frames[fi].state == LINE_VALID &&
+           c->frames[fi].dirty;
+}
+
+static bool hit_usable(cache *c, int64_t fi, const mem_msg *req)
+{
+    cache_frame *f = &c->frames[fi];
+    if (f->state != LINE_VALID)
+        return false;
+    if (c->proto && c->proto->hit_valid)
+        return c->proto->hit_valid(c->proto_data, c, f->line_addr, &f->proto,
+                                   req);
+    return true;
+}
+
+static void note_write(cache *c, uint32_t fi, const mem_msg *req)
+{
+    cache_frame *f = &c->frames[fi];
+    if (c->proto && c->proto->on_write)
+        c->proto->on_write(c->proto_data, c, f->line_addr, &f->proto, req);
+}
+
+/* Claims frame fi for line (evicting what was there). */
+static void claim_frame(cache *c, uint32_t fi, uint64_t line, uint8_t state)
+{
+    evict_frame(c, fi, c->frames[fi].line_addr != line);
+    cache_frame *f = &c->frames[fi];
+    f->line_addr = line;
+    f->state = state;
+    f->dirty = false;
+    f->proto = 0;
+    cache_tags_touch(c, fi);
+}
+
+/* Miss: reserve a frame (refetch_fi, or a victim), an MSHR and the fetch.
+** Returns false (and counts the stall) when a resource is missing. */
+static bool miss_alloc(cache *c, mem_msg *req, int64_t refetch_fi)
+{
+    uint64_t line = cache_line_addr(c, req->addr);
+    if (!c->mshr_free) {
+        stat_inc(c->stall_mshr_full);
+        return false;
+    }
+    int64_t fi = refetch_fi >= 0 ? refetch_fi : cache_tags_victim(c, line);
+    if (fi < 0) { /* every way of the set waits for a fill */
+        stat_inc(c->stall_mshr_full);
+        return false;
+    }
+    uint32_t need = 1 + (frame_dirty(c, fi) ? 1 : 0);
+    if (cache_txn_free_count(c) < need) {
+        stat_inc(c->stall_bottom_busy);
+        return false;
+    }
+    claim_frame(c, (uint32_t)fi, line, LINE_PENDING);
+    cache_mshr *m = cache_mshr_alloc(c, line, (uint32_t)fi);
+    cache_mshr_add_target(c, m, req);
+    mem_msg *d = new_down(c, MEM_READ, line, c->cfg.line, req);
+    d->flags &= ~MEM_F_GLC;
+    cache_txn *t = enqueue_down(c, TXN_FILL, d, NULL);
+    t->mshr = m;
+    return true;
+}
+
+/* Full-line write miss: a frame without fetching. -1 when none free. */
+static int64_t alloc_no_fetch(cache *c, uint64_t line, uint32_t extra_txn)
+{
+    int64_t fi = cache_tags_victim(c, line);
+    if (fi < 0) {
+        stat_inc(c->stall_mshr_full);
+        return -1;
+    }
+    if (cache_txn_free_count(c) < extra_txn + (frame_dirty(c, fi) ? 1 : 0)) {
+        stat_inc(c->stall_bottom_busy);
+        return -1;
+    }
+    claim_frame(c, (uint32_t)fi, line, LINE_VALID);
+    return fi;
+}
+
+static bool merge_target(cache *c, cache_mshr *m, mem_msg *req)
+{
+    if (!cache_mshr_add_target(c, m, req)) {
+        stat_inc(c->stall_mshr_full);
+        return false;
+    }
+    return true;
+}
+
+static bool glc_bypasses(const cache *c, const mem_msg *m)
+{
+    /* A write-back cache may hold the only up-to-date copy: it never
+    ** bypasses (documented in docs/memory.md). */
+    return (m->flags & MEM_F_GLC) && c->cfg.glc_bypass &&
+           c->cfg.write_policy != CACHE_WRITE_BACK;
+}
+
+/* ---- request handlers (return whether the request was accepted) ------- */
+
+static void respond_read_from_frame(cache *c, uint32_t fi, mem_msg *req,
+                                    sim_port *via)
+{
+    mem_msg *r = mem_msg_response(c->pool, req);
+    memcpy(r->data, cache_frame_data(c, fi) + offset_in_line(c, req->addr),
+           req->size);
+    push_rsp(c, r, via);
+}
+
+static bool handle_read(cache *c, mem_msg *req, sim_port *via)
+{
+    uint64_t line = cache_line_addr(c, req->addr);
+    int64_t fi = cache_tags_find(c, line);
+    bool glc = glc_bypasses(c, req);
+    if (fi >= 0 && c->frames[fi].mshr) {
+        if (glc || !merge_target(c, c->frames[fi].mshr, req))
+            return false;
+        stat_inc(c->read_mshr_merges);
+        return true;
+    }
+    if (glc) {
+        if (cache_txn_free_count(c) < 1) {
+            stat_inc(c->stall_bottom_busy);
+            return false;
+        }
+        mem_msg *d = new_down(c, MEM_READ, req->addr, req->size, req);
+        enqueue_down(c, TXN_READ_FWD, d, req);
+        stat_inc(c->read_misses);
+        return true;
+    }
+    if (fi >= 0 && hit_usable(c, fi, req)) {
+        if (rsp_room(c) < 1)
+            return false;
+        cache_tags_touch(c, (uint32_t)fi);
+        respond_read_from_frame(c, (uint32_t)fi, req, via);
+        stat_inc(c->read_hits);
+        return true;
+    }
+    if (!miss_alloc(c, req, fi))
+        return false;
+    stat_inc(c->read_misses);
+    return true;
+}
+
+static bool handle_write(cache *c, mem_msg *req, sim_port *via)
+{
+    if (c->fault_drop_write_every) {
+        /* Test-only fault: acknowledge the n-th write without doing it. */
+        if (rsp_room(c) < 1)
+            return false;
+        if (++c->fault_write_count % c->fault_drop_write_every == 0) {
+            push_rsp(c, mem_msg_response(c->pool, req), via);
+            return true;
+        }
+    }
+    uint64_t line = cache_line_addr(c, req->addr);
+    uint32_t off = offset_in_line(c, req->addr);
+    int64_t fi = cache_tags_find(c, line);
+    bool glc = glc_bypasses(c, req);
+    if (fi >= 0 && c->frames[fi].mshr) {
+        if (glc || !merge_target(c, c->frames[fi].mshr, req))
+            return false;
+        stat_inc(c->write_misses);
+        return true;
+    }
+    bool hit = fi >= 0 && hit_usable(c, fi, req);
+    cache_write_policy pol = c->cfg.write_policy;
+    if (pol == CACHE_WRITE_BACK) {
+        if (!hit) {
+            if (!is_full_line_write(c, req)) {
+                if (!miss_alloc(c, req, fi))
+                    return false;
+                stat_inc(c->write_misses);
+                return true;
+            }
+            if (rsp_room(c) < 1)
+                return false;
+            /* A whole-line write needs no fetch; a frame that holds a copy
+            ** the protocol rejected is simply overwritten. */
+            if (fi < 0 && (fi = alloc_no_fetch(c, line, 0)) < 0)
+                return false;
+            stat_inc(c->write_misses);
+        } else {
+            if (rsp_room(c) < 1)
+                return false;
+            stat_inc(c->write_hits);
+        }
+        apply_write(cache_frame_data(c, (uint32_t)fi), off, req);
+        c->frames[fi].dirty = true;
+        cache_tags_touch(c, (uint32_t)fi);
+        note_write(c, (uint32_t)fi, req);
+        push_rsp(c, mem_msg_response(c->pool, req), via);
+        return true;
+    }
+    /* Write-through and write-around: the write always goes below and is
+    ** answered when below acknowledges it. */
+    if (!hit && pol == CACHE_WRITE_THROUGH && c->cfg.write_allocate && !glc) {
+        if (!is_full_line_write(c, req)) {
+            if (!miss_alloc(c, req, fi))
+                return false;
+            stat_inc(c->write_misses);
+            return true;
+        }
+        if (cache_txn_free_count(c) < 1) {
+            stat_inc(c->stall_bottom_busy);
+            return false;
+        }
+        if (fi < 0 && (fi = alloc_no_fetch(c, line, 1)) < 0)
+            return false;
+        hit = true; /* the frame now holds the line: update it below */
+        stat_inc(c->write_misses);
+    } else {
+        if (cache_txn_free_count(c) < 1) {
+            stat_inc(c->stall_bottom_busy);
+            return false;
+        }
+        stat_inc(hit ? c->write_hits : c->write_misses);
+    }
+    if (hit) {
+        apply_write(cache_frame_data(c, (uint32_t)fi), off, req);
+        cache_tags_touch(c, (uint32_t)fi);
+        note_write(c, (uint32_t)fi, req);
+    }
+    forward_write(c, req, TXN_WRITE_FWD);
+    return true;
+}
+
+/* The atomic point: RMW on the cached line, answered after hit latency; a
+** non-write-back cache also writes the new value through. */
+static void atomic_on_line(cache *c, uint32_t fi, mem_msg *req, sim_port *via)
+{
+    uint8_t *p = cache_frame_data(c, fi) + offset_in_line(c, req->addr);
+    mem_msg *r = mem_msg_response(c->pool, req);
+    uint64_t old = apply_atomic(p, req);
+    store_le(r->data, req->atomic_size, old);
+    cache_tags_touch(c, fi);
+    note_write(c, fi, req);
+    if (c->cfg.write_policy == CACHE_WRITE_BACK) {
+        c->frames[fi].dirty = true;
+    } else {
+        mem_msg *d = new_down(c, MEM_WRITE, req->addr, req->atomic_size, req);
+        memcpy(d->data, p, req->atomic_size);
+        d->base.bytes += req->atomic_size;
+        enqueue_down(c, TXN_WRITEBACK, d, NULL);
+    }
+    push_rsp(c, r, via);
+}
+
+static bool handle_atomic(cache *c, mem_msg *req, sim_port *via)
+{
+    uint64_t line = cache_line_addr(c, req->addr);
+    int64_t fi = cache_tags_find(c, line);
+    if (c->cfg.atomics_here) {
+        if (fi >= 0 && c->frames[fi].mshr) {
+            if (!merge_target(c, c->frames[fi].mshr, req))
+                return false;
+            stat_inc(c->atomics);
+            return true;
+        }
+        if (fi >= 0 && hit_usable(c, fi, req)) {
+            uint32_t need = c->cfg.write_policy == CACHE_WRITE_BACK ? 0 : 1;
+            if (rsp_room(c) < 1)
+                return false;
+            if (cache_txn_free_count(c) < need) {
+                stat_inc(c->stall_bottom_busy);
+                return false;
+            }
+            atomic_on_line(c, (uint32_t)fi, req, via);
+        } else if (!miss_alloc(c, req, fi)) {
+            return false;
+        }
+        stat_inc(c->atomics);
+        return true;
+    }
+    /* Performed below: our copy (if any) leaves first, written back if
+    ** dirty, so the atomic and later fills see the latest data. */
+    if (fi >= 0 && c->frames[fi].mshr)
+        return false;
+    if (cache_txn_free_count(c) < 1 + (frame_dirty(c, fi) ? 1 : 0)) {
+        stat_inc(c->stall_bottom_busy);
+        return false;
+    }
+    if (fi >= 0)
+        evict_frame(c, (uint32_t)fi, false);
+    mem_msg *d = new_down(c, MEM_ATOMIC, req->addr, req->size, req);
+    d->atomic_op = req->atomic_op;
+    d->atomic_size = req->atomic_size;
+    d->atomic_src = req->atomic_src;
+    d->atomic_cmp = req->atomic_cmp;
+    d->base.bytes += 2u * req->atomic_size;
+    enqueue_down(c, TXN_ATOMIC_FWD, d, req);
+    stat_inc(c->atomics);
+    return true;
+}
+
+/* ---- MSHR drain --------------------------------------------------------- */
+
+/* Serves one target of a filled line; false if it must wait. */
+static bool serve_target(cache *c, cache_mshr *m, mem_msg *req)
+{
+    uint32_t fi = m->frame;
+    sim_port *via = &c->top;
+    switch (req->base.type) {
+    case MEM_READ:
+        if (rsp_room(c) < 1)
+            return false;
+        cache_tags_touch(c, fi);
+        respond_read_from_frame(c, fi, req, via);
+        return true;
+    case MEM_WRITE:
+        if (c->cfg.write_policy == CACHE_WRITE_BACK) {
+            if (rsp_room(c) < 1)
+                return false;
+            c->frames[fi].dirty = true;
+            push_rsp(c, mem_msg_response(c->pool, req), via);
+        } else {
+            if (cache_txn_free_count(c) < 1)
+                return false;
+            forward_write(c, req, TXN_WRITE_FWD);
+        }
+        apply_write(cache_frame_data(c, fi), offset_in_line(c, req->addr),
+                    req);
+        cache_tags_touch(c, fi);
+        note_write(c, fi, req);
+        return true;
+    case MEM_ATOMIC:
+        if (rsp_room(c) < 1 ||
+            (c->cfg.write_policy != CACHE_WRITE_BACK &&
+             cache_txn_free_count(c) < 1))
+            return false;
+        atomic_on_line(c, fi, req, via);
+        return true;
+    default:
+        assert(!"unexpected MSHR target");
+        return true;
+    }
+}
+
+static bool drain(cache *c)
+{
+    bool progress = false;
+    uint32_t budget = c->cfg.requests_per_cycle;
+    while (c->drain_head && budget) {
+        cache_mshr *m = c->drain_head;
+        while (m->head < m->count && budget) {
+            if (!serve_target(c, m, m->targets[m->head]))
+                return progress;
+            m->head++;
+            budget--;
+            progress = true;
+        }
+        if (m->head < m->count)
+            break;
+        c->drain_head = m->next;
+        if (!c->drain_head)
+            c->drain_tail = NULL;
+        cache_mshr_release(c, m);
+        progress = true;
+    }
+    return progress;
+}
+
+/* ---- answers from below -------------------------------------------------- */
+
+static bool take_bottom(cache *c)
+{
+    bool progress = false;
+    for (uint32_t n = 0; n < c->cfg.requests_per_cycle; n++) {
+        mem_msg *r = (mem_msg *)port_peek(&c->bottom);
+        if (!r)
+            break;
+        cache_txn *t = r->req->origin;
+        assert(t && t->kind != TXN_FREE && t->down == r->req);
+        if (t->kind != TXN_FILL && t->kind != TXN_WRITEBACK &&
+            rsp_room(c) < 1)
+            break;
+        port_retrieve(&c->bottom);
+        switch (t->kind) {
+        case TXN_FILL: {
+            cache_mshr *m = t->mshr;
+            cache_frame *f = &c->frames[m->frame];
+            memcpy(cache_frame_data(c, m->frame), r->data, c->cfg.line);
+            f->state = LINE_VALID;
+            f->dirty = false;
+            if (c->proto && c->proto->on_fill)
+                c->proto->on_fill(c->proto_data, c, f->line_addr, &f->proto,
+                                  r);
+            stat_addn(c->bytes_from_below, c->cfg.line);
+            cache_mshr_drain_push(c, m);
+            break;
+        }
+        case TXN_WRITE_FWD:
+            push_rsp(c, mem_msg_response(c->pool, t->orig), &c->top);
+            break;
+        case TXN_READ_FWD: {
+            mem_msg *up = mem_msg_response(c->pool, t->orig);
+            memcpy(up->data, r->data, t->orig->size);
+            stat_addn(c->bytes_from_below, t->orig->size);
+            push_rsp(c, up, &c->top);
+            break;
+        }
+        case TXN_ATOMIC_FWD: {
+            mem_msg *up = mem_msg_response(c->pool, t->orig);
+            memcpy(up->data, r->data, t->orig->atomic_size);
+            push_rsp(c, up, &c->top);
+            break;
+        }
+        default:
+            break;
+        }
+        mem_msg_release(c->pool, r->req);
+        mem_msg_release(c->pool, r);
+        cache_txn_release(c, t);
+        progress = true;
+    }
+    return progress;
+}
+
+/* ---- sending ------------------------------------------------------------- */
+
+static bool *blocked_flag(cache *c, sim_port *via)
+{
+    return via == &c->ctrl ? &c->ctrl_blocked : &c->top_blocked;
+}
+
+static bool send_ready(cache *c)
+{
+    bool progress = false;
+    mgs_time now = now_of(c);
+    while (c->rsp_count) {
+        cache_rsp *r = &c->rsp_q[c->rsp_head];
+        bool *blocked = blocked_flag(c, r->via);
+        if (r->ready > now || *blocked)
+            break;
+        if (port_send(r->via, &r->msg->base) != MGS_OK) {
+            *blocked = true;
+            break;
+        }
+        c->rsp_head = (c->rsp_head + 1) % c->rsp_cap;
+        c->rsp_count--;
+        progress = true;
+    }
+    uint32_t cap = c->cfg.max_inflight_below;
+    while (c->down_count && !c->bottom_blocked) {
+        cache_txn *t = c->down_q[c->down_head];
+        if (t->ready > now)
+            break;
+        assert(c->have_route && "cache_set_route was not called");
+        t->down->base.dst = mem_route_lookup(&c->route, t->down->addr);
+        if (port_send(&c->bottom, &t->down->base) != MGS_OK) {
+            c->bottom_blocked = true;
+            stat_inc(c->stall_bottom_busy);
+            break;
+        }
+        if (t->down->base.type == MEM_WRITE)
+            stat_addn(c->bytes_to_below, t->down->size);
+        t->sent = true;
+        c->down_head = (c->down_head + 1) % cap;
+        c->down_count--;
+        progress = true;
+    }
+    return progress;
+}
+
+/* ---- flush / invalidate --------------------------------------------------- */
+
+static void ctrl_start(cache *c, mem_msg *req, sim_port *via)
+{
+    c->ctrl_req = req;
+    c->ctrl_via = via;
+    c->ctrl_state = CTRL_DRAIN;
+    c->ctrl_cursor = 0;
+}
+
+static bool ctrl_finish(cache *c)
+{
+    if (rsp_room(c) < 1)
+        return false;
+    mem_msg *req = c->ctrl_req;
+    uint32_t nframes = c->sets * c->cfg.ways;
+    bool flush = req->base.type == MEM_FLUSH;
+    bool drop_all = flush && (req->flags & MEM_F_INVALIDATE);
+    if (drop_all || !flush) {
+        for (uint32_t i = 0; i < nframes; i++) {
+            cache_frame *f = &c->frames[i];
+            if (f->state == LINE_VALID && !f->dirty) {
+                if (c->proto && c->proto->on_evict)
+                    c->proto->on_evict(c->proto_data, c, f->line_addr,
+                                       &f->proto, false);
+                f->state = LINE_INVALID;
+            }
+        }
+    }
+    stat_inc(flush ? c->flushes : c->invalidations);
+    if (c->proto && c->proto->on_ctrl)
+        c->proto->on_ctrl(c->proto_data, c, req);
+    push_rsp(c, mem_msg_response(c->pool, req), c->ctrl_via);
+    c->ctrl_req = NULL;
+    c->ctrl_via = NULL;
+    c->ctrl_state = CTRL_IDLE;
+    return true;
+}
+
+static bool ctrl_step(cache *c)
+{
+    bool progress = false;
+    if (c->ctrl_state == CTRL_IDLE) {
+        mem_msg *m = (mem_msg *)port_retrieve(&c->ctrl);
+        if (!m)
+            return false;
+        assert(m->base.type == MEM_FLUSH || m->base.type == MEM_INVALIDATE);
+        ctrl_start(c, m, &c->ctrl);
+        progress = true;
+    }
+    if (c->ctrl_state == CTRL_DRAIN) {
+        /* Wait for every miss and every request below to complete. */
+        if (c->mshr_used || c->txn_used)
+            return progress;
+        c->ctrl_state = c->ctrl_req->base.type == MEM_FLUSH ? CTRL_WRITEBACK
+                                                            : CTRL_WAIT_WB;
+        progress = true;
+    }
+    if (c->ctrl_state == CTRL_WRITEBACK) {
+        uint32_t nframes = c->sets * c->cfg.ways;
+        while (c->ctrl_cursor < nframes) {
+            cache_frame *f = &c->frames[c->ctrl_cursor];
+            if (f->state == LINE_VALID && f->dirty) {
+                if (cache_txn_free_count(c) < 1)
+                    return progress;
+                enqueue_writeback(c, c->ctrl_cursor);
+                f->dirty = false;
+                progress = true;
+            }
+            c->ctrl_cursor++;
+        }
+        c->ctrl_state = CTRL_WAIT_WB;
+        progress = true;
+    }
+    if (c->ctrl_state == CTRL_WAIT_WB && c->txn_used == 0)
+        progress |= ctrl_finish(c);
+    return progress;
+}
+
+/* ---- intake ------------------------------------------------------------- */
+
+static bool take_top(cache *c)
+{
+    bool progress = false;
+    for (uint32_t n = 0; n < c->cfg.requests_per_cycle; n++) {
+        if (c->ctrl_state != CTRL_IDLE)
+            break;
+        mem_msg *m = (mem_msg *)port_peek(&c->top);
+        if (!m)
+            break;
+        bool ok;
+        switch (m->base.type) {
+        case MEM_READ:
+        case MEM_WRITE:
+        case MEM_ATOMIC:
+            /* Requests never cross a line of the receiving cache
+            ** (memmsg.h); the sender splits. */
+            assert(offset_in_line(c, m->addr) + m->size <= c->cfg.line);
+            assert(m->base.type != MEM_ATOMIC ||
+                   m->atomic_size == 4 || m->atomic_size == 8);
+            ok = m->base.type == MEM_READ    ? handle_read(c, m, &c->top)
+                 : m->base.type == MEM_WRITE ? handle_write(c, m, &c->top)
+                                             : handle_atomic(c, m, &c->top);
+            break;
+        case MEM_FLUSH:
+        case MEM_INVALIDATE:
+            ctrl_start(c, m, &c->top);
+            ok = true;
+            break;
+        default:
+            assert(!"unexpected message at cache top");
+            ok = false;
+        }
+        if (!ok)
+            break;
+        port_retrieve(&c->top);
+        progress = true;
+    }
+    return progress;
+}
+
+/* ---- component ops --------------------------------------------------------- */
+
+/* Earliest time a queued item can leave, MGS_TIME_MAX if none can. */
+static mgs_time next_ready(const cache *c)
+{
+    mgs_time t = MGS_TIME_MAX;
+    if (c->rsp_count) {
+        const cache_rsp *r = &c->rsp_q[c->rsp_head];
+        bool blocked = r->via == &c->ctrl ? c->ctrl_blocked : c->top_blocked;
+        if (!blocked)
+            t = r->ready;
+    }
+    if (c->down_count && !c->bottom_blocked) {
+        mgs_time d = c->down_q[c->down_head]->ready;
+        if (d < t)
+            t = d;
+    }
+    return t;
+}
+
+static bool cache_tick(sim_comp *sc)
+{
+    cache *c = (cache *)sc;
+    bool progress = send_ready(c);
+    progress |= take_bottom(c);
+    progress |= drain(c);
+    progress |= ctrl_step(c);
+    progress |= take_top(c);
+    progress |= send_ready(c);
+    if (progress)
+        return true;
+    /* Nothing to do this cycle. Sleep until the head of a timed queue is
+    ** due (one wake event, not a tick per cycle); ports wake us for
+    ** arrivals and freed lanes. */
+    mgs_time t = next_ready(c);
+    if (t == MGS_TIME_MAX)
+        return false;
+    mgs_time p = c->cfg.period, now = now_of(c);
+    if (t <= now + p)
+        return true;
+    mgs_time at = t - p; /* comp_wake ticks at the first edge after this */
+    if (c->wake_ev.scheduled)
+        return c->wake_time > at; /* an earlier wake is already coming */
+    c->wake_time = at;
+    eng_schedule(sc->eng, &c->wake_ev, at);
+    return false;
+}
+
+static void cache_handle(sim_comp *sc, sim_event *ev)
+{
+    (void)ev;
+    comp_wake(sc);
+}
+
+static void cache_port_free(sim_comp *sc, sim_port *p)
+{
+    cache *c = (cache *)sc;
+    if (p == &c->bottom)
+        c->bottom_blocked = false;
+    else if (p == &c->top)
+        c->top_blocked = false;
+    else
+        c->ctrl_blocked = false;
+    comp_wake(sc);
+}
+
+static bool cache_busy(const sim_comp *sc)
+{
+    const cache *c = (const cache *)sc;
+    return port_occupancy(&c->top) || port_occupancy(&c->ctrl) ||
+           port_occupancy(&c->bottom) || c->rsp_count || c->txn_used ||
+           c->mshr_used || c->ctrl_state != CTRL_IDLE;
+}
+
+static void cache_visit(const sim_comp *sc, sim_buf_visit_fn fn, void *ud)
+{
+    const cache *c = (const cache *)sc;
+    char name[256];
+    snprintf(name, sizeof name, "%s.mshr", sc->name);
+    fn(name, c->mshr_used, c->cfg.mshr_entries, ud);
+    snprintf(name, sizeof name, "%s.below", sc->name);
+    fn(name, c->txn_used, c->cfg.max_inflight_below, ud);
+    snprintf(name, sizeof name, "%s.responses", sc->name);
+    fn(name, c->rsp_count, c->rsp_cap, ud);
+}
+
+static void cache_dump(const sim_comp *sc, FILE *f)
+{
+    const cache *c = (const cache *)sc;
+    fprintf(f, "  mshr %u/%u below %u/%u (queued %u) responses %u/%u "
+            "ctrl %d%s%s%s\n", c->mshr_used, c->cfg.mshr_entries,
+            c->txn_used, c->cfg.max_inflight_below, c->down_count,
+            c->rsp_count, c->rsp_cap, c->ctrl_state,
+            c->top_blocked ? " top-blocked" : "",
+            c->bottom_blocked ? " bottom-blocked" : "",
+            c->ctrl_blocked ? " ctrl-blocked" : "");
+}
+
+static const sim_comp_ops cache_ops = {
+    .kind = "Cache",
+    .tick = cache_tick,
+    .handle = cache_handle,
+    .notify_port_free = cache_port_free,
+    .busy = cache_busy,
+    .visit_buffers = cache_visit,
+    .dump = cache_dump,
+};
+
+/* ---- construction ------------------------------------------------------------ */
+
+static void register_stats(cache *c, stat_registry *r)
+{
+    static const char *const names[15] = {
+        "read_hits", "read_misses", "read_mshr_merges", "write_hits",
+        "write_misses", "evictions", "dirty_evictions", "writebacks",
+        "atomics", "invalidations", "flushes", "bytes_from_below",
+        "bytes_to_below", "stall_mshr_full", "stall_bottom_busy"};
+    stat_counter **slots[15] = {
+        &c->read_hits, &c->read_misses, &c->read_mshr_merges,
+        &c->write_hits, &c->write_misses, &c->evictions,
+        &c->dirty_evictions, &c->writebacks, &c->atomics,
+        &c->invalidations, &c->flushes, &c->bytes_from_below,
+        &c->bytes_to_below, &c->stall_mshr_full, &c->stall_bottom_busy};
+    for (int i = 0; i < 15; i++) {
+        const char *unit = strncmp(names[i], "bytes", 5) == 0 ? "bytes"
+                           : strncmp(names[i], "stall", 5) == 0 ? "cycles"
+                                                                : "count";
+        *slots[i] = r ? stat_counter_add(r, c->base.name, names[i], unit)
+                      : &c->own[i];
+    }
+}
+
+cache *cache_new(sim_engine *eng, const char *name, const cache_config *cfg,
+                 mem_pool *pool, stat_registry *stats)
+{
+    int rc = cache_config_validate(cfg);
+    assert(rc == MGS_OK && "cache_new: invalid config (validate first)");
+    (void)rc;
+    cache *c = MGS_NEW(cache);
+    c->cfg = *cfg;
+    c->pool = pool;
+    comp_init(&c->base, eng, &cache_ops, name, cfg->period);
+    port_init(&c->top, &c->base, "top", cfg->top_buffer);
+    /* At most max_inflight_below answers can come back. */
+    port_init(&c->bottom, &c->base, "bottom", cfg->max_inflight_below);
+    port_init(&c->ctrl, &c->base, "ctrl", cfg->ctrl_buffer);
+    eng_event_init(&c->wake_ev, &c->base, CACHE_EV_WAKE, NULL);
+
+    c->line_shift = (uint32_t)__builtin_ctz(cfg->line);
+    c->sets = (uint32_t)(cfg->size / cfg->line / cfg->ways);
+    size_t nframes = (size_t)c->sets * cfg->ways;
+    c->frames = MGS_NEW_ARRAY(cache_frame, nframes);
+    c->data = mgs_xcalloc(nframes, cfg->line);
+
+    c->mshrs = MGS_NEW_ARRAY(cache_mshr, cfg->mshr_entries);
+    c->target_store = MGS_NEW_ARRAY(mem_msg *, (size_t)cfg->mshr_entries *
+                                                   cfg->mshr_targets);
+    for (uint32_t i = cfg->mshr_entries; i-- > 0;) {
+        c->mshrs[i].targets = c->target_store + (size_t)i * cfg->mshr_targets;
+        c->mshrs[i].next = c->mshr_free;
+        c->mshr_free = &c->mshrs[i];
+    }
+    c->txns = MGS_NEW_ARRAY(cache_txn, cfg->max_inflight_below);
+    for (uint32_t i = cfg->max_inflight_below; i-- > 0;) {
+        c->txns[i].next_free = c->txn_free;
+        c->txn_free = &c->txns[i];
+    }
+    c->down_q = MGS_NEW_ARRAY(cache_txn *, cfg->max_inflight_below);
+    /* Enough response slots to keep requests_per_cycle hits in flight
+    ** through the hit pipeline, plus a few for fills and acks. */
+    c->rsp_cap = cfg->requests_per_cycle * (cfg->hit_latency + 1) + 4;
+    c->rsp_q = MGS_NEW_ARRAY(cache_rsp, c->rsp_cap);
+    register_stats(c, stats);
+    return c;
+}
+
+void cache_free(cache *c)
+{
+    if (!c)
+        return;
+    /* Messages still queued belong to us (responses, requests below). */
+    for (uint32_t i = 0; i < c->rsp_count; i++)
+        mem_msg_release(c->pool, c->rsp_q[(c->rsp_head + i) % c->rsp_cap].msg);
+    for (uint32_t i = 0; i < c->cfg.max_inflight_below; i++)
+        if (c->txns[i].kind != TXN_FREE && !c->txns[i].sent)
+            mem_msg_release(c->pool, c->txns[i].down);
+    port_fini(&c->top);
+    port_fini(&c->bottom);
+    port_fini(&c->ctrl);
+    comp_fini(&c->base);
+    free(c->frames);
+    free(c->data);
+    free(c->mshrs);
+    free(c->target_store);
+    free(c->txns);
+    free(c->down_q);
+    free(c->rsp_q);
+    free(c);
+}
+
+sim_port *cache_top(cache *c) { return &c->top; }
+sim_port *cache_bottom(cache *c) { return &c->bottom; }
+sim_port *cache_ctrl(cache *c) { return &c->ctrl; }
+
+void cache_set_route(cache *c, const mem_route *route)
+{
+    c->route = *route;
+    c->have_route = true;
+}
+
+void cache_set_protocol(cache *c, const cache_protocol *p, void *pd)
+{
+    c->proto = p;
+    c->proto_data = pd;
+}
+
+bool cache_probe(const cache *c, uint64_t addr, uint8_t *out, bool *dirty)
+{
+    int64_t fi = cache_tags_find(c, cache_line_addr(c, addr));
+    if (fi < 0 || c->frames[fi].state != LINE_VALID)
+        return false;
+    if (out)
+        memcpy(out, cache_frame_data(c, (uint32_t)fi), c->cfg.line);
+    if (dirty)
+        *dirty = c->frames[fi].dirty;
+    return true;
+}
+
+int cache_check(const cache *c)
+{
+    uint32_t nframes = c->sets * c->cfg.ways;
+    uint32_t with_mshr = 0;
+    for (uint32_t i = 0; i < nframes; i++) {
+        const cache_frame *f = &c->frames[i];
+        if (f->state == LINE_INVALID) {
+            assert(!f->mshr);
+            continue;
+        }
+        assert(cache_set_of(c, f->line_addr) == i / c->cfg.ways);
+        assert(cache_tags_find(c, f->line_addr) == (int64_t)i);
+        assert(f->state != LINE_PENDING || f->mshr);
+        if (f->mshr) {
+            assert(f->mshr->frame == i && f->mshr->line_addr == f->line_addr);
+            assert(f->mshr->head <= f->mshr->count &&
+                   f->mshr->count <= c->cfg.mshr_targets);
+            with_mshr++;
+        }
+    }
+    assert(with_mshr == c->mshr_used);
+    assert(c->down_count <= c->txn_used);
+    assert(c->rsp_count <= c->rsp_cap);
+    (void)with_mshr;
+    return 1;
+}

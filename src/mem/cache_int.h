@@ -1,0 +1,162 @@
+/*
+** Cache internals shared by cache.c (component, pipeline), cache_tags.c
+** (tag/data array, LRU) and cache_mshr.c (MSHRs and transactions below).
+** Private to src/mem/cache*.c and the cache unit tests.
+**
+** Storage. Frames (one per way of every set) hold tag, state, dirty bit,
+** LRU stamp and a protocol word; their bytes live in one flat data array
+** (frame i at data + i * line). A frame is INVALID, VALID, or PENDING
+** (reserved for a fill that is in flight). A frame with an MSHR attached
+** (PENDING, or VALID while the MSHR drains its targets) is never chosen as
+** a victim.
+**
+** Queues (all bounded, sized at cache_new):
+**   rsp_q    responses waiting for their ready time, then sent up the port
+**            the request came from (FIFO; ready times never decrease because
+**            every response leaves hit_latency cycles after it is produced)
+**   down_q   transactions waiting to be sent below (FIFO; ready = produced +
+**            miss_latency cycles, so also non-decreasing)
+**   txns     one slot per request below, queued or in flight; there are
+**            max_inflight_below of them, which bounds the traffic below
+**   mshrs    one per line being filled; up to mshr_targets merged requests
+*/
+#ifndef MGS_MEM_CACHE_INT_H
+#define MGS_MEM_CACHE_INT_H
+
+#include "mem/cache.h"
+#include "sim/port.h"
+
+enum { LINE_INVALID = 0, LINE_VALID, LINE_PENDING };
+
+typedef struct cache_mshr cache_mshr;
+
+typedef struct cache_frame {
+    uint64_t line_addr;     /* address of byte 0 of the line */
+    uint64_t lru;           /* stamp of the last use; smallest = victim */
+    uint64_t proto;         /* protocol-defined word (lease, timestamp...) */
+    cache_mshr *mshr;       /* fill in flight or targets draining */
+    uint8_t state;          /* LINE_* */
+    bool dirty;
+} cache_frame;
+
+enum { MSHR_FREE = 0, MSHR_WAIT_FILL, MSHR_DRAIN };
+
+struct cache_mshr {
+    uint64_t line_addr;
+    uint32_t frame;         /* index of the reserved frame */
+    uint8_t state;          /* MSHR_* */
+    uint32_t head, count;   /* targets[head..count) still to serve */
+    mem_msg **targets;      /* mshr_targets requests, in arrival order */
+    cache_mshr *next;       /* free list, or drain list (fill order) */
+};
+
+enum {
+    TXN_FREE = 0,
+    TXN_FILL,       /* line fetch for an MSHR */
+    TXN_WRITE_FWD,  /* a write from above sent below; answer orig on ack */
+    TXN_WRITEBACK,  /* dirty victim / flush / atomic-point write: no one
+                       to answer */
+    TXN_READ_FWD,   /* GLC bypass read; answer orig with the data */
+    TXN_ATOMIC_FWD  /* atomic performed below; answer orig with old value */
+};
+
+typedef struct cache_txn {
+    uint8_t kind;           /* TXN_* */
+    bool sent;              /* left down_q */
+    mem_msg *down;          /* request below (ours; freed on its answer) */
+    mem_msg *orig;          /* request from above to answer, or NULL */
+    cache_mshr *mshr;       /* TXN_FILL */
+    mgs_time ready;         /* earliest send time */
+    struct cache_txn *next_free;
+} cache_txn;
+
+typedef struct cache_rsp {
+    mem_msg *msg;
+    sim_port *via;          /* top or ctrl */
+    mgs_time ready;
+} cache_rsp;
+
+enum { CTRL_IDLE = 0, CTRL_DRAIN, CTRL_WRITEBACK, CTRL_WAIT_WB };
+
+struct cache {
+    sim_comp base;          /* first */
+    sim_port top, bottom, ctrl;
+    /* --- configuration --- */
+    cache_config cfg;
+    uint32_t sets;
+    uint32_t line_shift;
+    mem_pool *pool;         /* borrowed */
+    mem_route route;        /* copied */
+    bool have_route;
+    const cache_protocol *proto;  /* borrowed; NULL = no protocol */
+    void *proto_data;
+    /* --- tags and data --- */
+    cache_frame *frames;    /* owned, sets * ways */
+    uint8_t *data;          /* owned, sets * ways * line */
+    uint64_t lru_clock;
+    /* --- MSHRs --- */
+    cache_mshr *mshrs;      /* owned, mshr_entries */
+    mem_msg **target_store; /* owned, mshr_entries * mshr_targets */
+    cache_mshr *mshr_free;
+    cache_mshr *drain_head, *drain_tail;
+    uint32_t mshr_used;
+    /* --- transactions below --- */
+    cache_txn *txns;        /* owned, max_inflight_below */
+    cache_txn *txn_free;
+    uint32_t txn_used;
+    cache_txn **down_q;     /* ring, max_inflight_below */
+    uint32_t down_head, down_count;
+    bool bottom_blocked;    /* a send below was refused */
+    /* --- responses up --- */
+    cache_rsp *rsp_q;       /* ring, rsp_cap */
+    uint32_t rsp_cap, rsp_head, rsp_count;
+    bool top_blocked, ctrl_blocked;
+    /* --- control (flush / invalidate) --- */
+    uint8_t ctrl_state;     /* CTRL_* */
+    mem_msg *ctrl_req;      /* the request being served */
+    sim_port *ctrl_via;     /* port it came on and the answer goes back on */
+    uint32_t ctrl_cursor;   /* next frame to write back */
+    /* --- wake-up for timed queues (no busy ticking) --- */
+    sim_event wake_ev;
+    mgs_time wake_time;
+    /* --- fault injection (tests): drop every n-th write, 0 = never --- */
+    uint32_t fault_drop_write_every;
+    uint64_t fault_write_count;
+    /* --- statistics --- */
+    stat_counter *read_hits, *read_misses, *read_mshr_merges, *write_hits,
+        *write_misses, *evictions, *dirty_evictions, *writebacks, *atomics,
+        *invalidations, *flushes, *bytes_from_below, *bytes_to_below,
+        *stall_mshr_full, *stall_bottom_busy;
+    stat_counter own[15];
+};
+
+/* ---- cache_tags.c ---- */
+uint64_t cache_line_addr(const cache *c, uint64_t addr);
+uint32_t cache_set_of(const cache *c, uint64_t line_addr);
+/* Frame holding line_addr (VALID or PENDING), or -1. */
+int64_t cache_tags_find(const cache *c, uint64_t line_addr);
+/* Victim for line_addr's set: an INVALID frame first, else the least
+** recently used VALID frame without an MSHR; -1 if every frame of the set
+** is busy with a fill. No side effects. */
+int64_t cache_tags_victim(const cache *c, uint64_t line_addr);
+void cache_tags_touch(cache *c, uint32_t frame);
+static inline uint8_t *cache_frame_data(const cache *c, uint32_t frame)
+{
+    return c->data + (size_t)frame * c->cfg.line;
+}
+
+/* ---- cache_mshr.c ---- */
+cache_mshr *cache_mshr_alloc(cache *c, uint64_t line_addr, uint32_t frame);
+bool cache_mshr_add_target(cache *c, cache_mshr *m, mem_msg *req);
+void cache_mshr_release(cache *c, cache_mshr *m);
+void cache_mshr_drain_push(cache *c, cache_mshr *m);
+cache_txn *cache_txn_alloc(cache *c, uint8_t kind);
+void cache_txn_release(cache *c, cache_txn *t);
+/* Appends t to down_q, ready at now + miss_latency cycles. */
+void cache_down_push(cache *c, cache_txn *t);
+static inline uint32_t cache_txn_free_count(const cache *c)
+{
+    return c->cfg.max_inflight_below - c->txn_used;
+}
+
+#endif

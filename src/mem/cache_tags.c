@@ -1,0 +1,59 @@
+/*
+** Tag and data array of the cache: set-associative lookup and true-LRU
+** victim choice.
+**
+** LRU is kept as a per-frame stamp from a per-cache counter that increases
+** on every use (lookup hit, fill, write). The victim of a set is an
+** INVALID frame if there is one (lowest way first), else the VALID frame
+** with the smallest stamp among those without an MSHR attached. Stamps are
+** unique, so the choice is total and deterministic; with 64-bit stamps the
+** counter never wraps. Cost O(ways) per lookup, which is what hardware
+** does in parallel and what 16-way L2s can afford in software.
+*/
+#include "mem/cache_int.h"
+
+uint64_t cache_line_addr(const cache *c, uint64_t addr)
+{
+    return addr & ~(uint64_t)(c->cfg.line - 1);
+}
+
+uint32_t cache_set_of(const cache *c, uint64_t line_addr)
+{
+    /* sets is a power of two (size, line and ways are validated). */
+    return (uint32_t)((line_addr >> c->line_shift) & (c->sets - 1));
+}
+
+int64_t cache_tags_find(const cache *c, uint64_t line_addr)
+{
+    uint32_t first = cache_set_of(c, line_addr) * c->cfg.ways;
+    for (uint32_t w = 0; w < c->cfg.ways; w++) {
+        const cache_frame *f = &c->frames[first + w];
+        if (f->state != LINE_INVALID && f->line_addr == line_addr)
+            return first + w;
+    }
+    return -1;
+}
+
+int64_t cache_tags_victim(const cache *c, uint64_t line_addr)
+{
+    uint32_t first = cache_set_of(c, line_addr) * c->cfg.ways;
+    int64_t best = -1;
+    uint64_t best_lru = UINT64_MAX;
+    for (uint32_t w = 0; w < c->cfg.ways; w++) {
+        const cache_frame *f = &c->frames[first + w];
+        if (f->state == LINE_INVALID)
+            return first + w;
+        if (f->mshr || f->state == LINE_PENDING)
+            continue;
+        if (f->lru < best_lru) {
+            best_lru = f->lru;
+            best = first + w;
+        }
+    }
+    return best;
+}
+
+void cache_tags_touch(cache *c, uint32_t frame)
+{
+    c->frames[frame].lru = ++c->lru_clock;
+}

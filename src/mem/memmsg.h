@@ -1,0 +1,132 @@
+/*
+** The memory protocol: the messages every memory-system component speaks
+** (compute unit -> L1 -> L2 -> DRAM and back, TLBs, command processor
+** control), and the per-simulation message pool they come from.
+**
+** A request travels down; the component that completes it answers with a
+** response addressed to the request's base.src port and pointing back at the
+** request (rsp->req). Whoever allocated a message frees it to the pool when
+** done with it: the requester frees both its request and the response it
+** received (responses are allocated by the responder and their ownership
+** passes with delivery). Components never look inside another component;
+** everything they learn arrives in these messages.
+**
+** Data is real: a write request carries the bytes it writes (data[0..size),
+** byte-enable mask for partial writes), a read response carries the bytes
+** read. Requests never cross a line boundary of the cache that receives
+** them (the coalescer and caches split).
+**
+**   type           direction  meaning
+**   MEM_READ       down       read size bytes at addr
+**   MEM_WRITE      down       write data[i] where mask bit i is set
+**   MEM_ATOMIC     down       read-modify-write at the level that owns the
+**                             line (L2 / home node); rsp carries the old value
+**   MEM_READ_RSP   up         data[0..size) valid
+**   MEM_WRITE_RSP  up         write done (and visible at the responder)
+**   MEM_ATOMIC_RSP up         data[0..atomic_size) = old value
+**   MEM_FLUSH      down/ctrl  write back dirty lines (then invalidate if
+**                             MEM_F_INVALIDATE); rsp when complete
+**   MEM_INVALIDATE down/ctrl  drop clean lines (L1 at kernel launch)
+**   MEM_CTRL_RSP   up         flush / invalidate complete
+**   MEM_XLATE      down       address translation request (TLB/MMU)
+**   MEM_XLATE_RSP  up         paddr valid (or fault)
+*/
+#ifndef MGS_MEM_MEMMSG_H
+#define MGS_MEM_MEMMSG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/port.h"
+
+#define MEM_LINE_MAX 128   /* bytes: largest line any cache may use */
+
+typedef enum mem_msg_type {
+    MEM_READ = 1,
+    MEM_WRITE,
+    MEM_ATOMIC,
+    MEM_READ_RSP,
+    MEM_WRITE_RSP,
+    MEM_ATOMIC_RSP,
+    MEM_FLUSH,
+    MEM_INVALIDATE,
+    MEM_CTRL_RSP,
+    MEM_XLATE,
+    MEM_XLATE_RSP,
+    MEM_MSG_TYPE_COUNT
+} mem_msg_type;
+
+/* Flags. */
+#define MEM_F_GLC        (1u << 0)  /* globally coherent: bypass/force L1 */
+#define MEM_F_SLC        (1u << 1)  /* system coherent / streaming */
+#define MEM_F_INVALIDATE (1u << 2)  /* FLUSH: also invalidate */
+#define MEM_F_FAULT      (1u << 3)  /* response: translation fault */
+#define MEM_F_INST       (1u << 4)  /* instruction fetch */
+#define MEM_F_SCALAR     (1u << 5)  /* scalar (SMEM) access */
+#define MEM_F_PHYS       (1u << 6)  /* addr is physical (translated) */
+
+typedef struct mem_msg {
+    sim_msg base;          /* FIRST; base.type is a mem_msg_type */
+    uint64_t addr;         /* byte address: virtual above the TLB, physical
+                              below it (MEM_F_PHYS) */
+    uint64_t paddr;        /* XLATE_RSP: translated address */
+    uint32_t size;         /* bytes accessed (<= MEM_LINE_MAX) */
+    uint32_t flags;        /* MEM_F_* */
+    uint32_t pid;          /* address space */
+    int32_t gpu;           /* originating GPU (routing, statistics) */
+    struct mem_msg *req;   /* response: the request it answers */
+    void *origin;          /* requester's private cookie, returned intact */
+    uint64_t mask;         /* WRITE: byte i of data valid (size <= 64);
+                              all ones = whole access */
+    uint16_t atomic_op;    /* ATOMIC: a gcn_op atomic opcode */
+    uint8_t atomic_size;   /* ATOMIC: 4 or 8 */
+    uint64_t atomic_src;   /* ATOMIC: operand */
+    uint64_t atomic_cmp;   /* ATOMIC: compare value (cmpswap) */
+    mgs_time issue_time;   /* ps: when the requester issued it (latency) */
+    uint8_t data[MEM_LINE_MAX];
+} mem_msg;
+
+/* A free list of messages shared by one simulation (one engine). Not a
+** component: allocation infrastructure, like malloc. Deterministic (LIFO). */
+typedef struct mem_pool mem_pool;
+
+mem_pool *mem_pool_new(void);
+/* Fails (assert) if messages are still out: every message must come back. */
+void mem_pool_free(mem_pool *p);
+/* A zeroed message of the given type, except mask = all ones (a write
+** covers its whole access unless a mask is set). Never fails (grows by
+** slabs). */
+mem_msg *mem_msg_alloc(mem_pool *p, mem_msg_type type);
+void mem_msg_release(mem_pool *p, mem_msg *m);
+uint64_t mem_pool_outstanding(const mem_pool *p);
+
+/* A response to req (type READ_RSP/WRITE_RSP/ATOMIC_RSP/CTRL_RSP/XLATE_RSP
+** chosen from req's type), addressed to req->base.src, with addr, size,
+** flags, pid, gpu, origin, issue_time copied and rsp->req = req. */
+mem_msg *mem_msg_response(mem_pool *p, const mem_msg *req);
+
+/* Where a component sends a request for an address: the lower-level port
+** (an L2 bank chosen by interleaving, a DRAM channel, an RDMA engine...).
+** Implementations live in src/mem/addrmap.c. */
+typedef struct mem_route {
+    sim_port *(*route)(const struct mem_route *r, uint64_t addr);
+    sim_port **ports;      /* candidates */
+    uint32_t nports;
+    uint32_t interleave;   /* bytes per interleaving unit (power of 2) */
+    uint64_t base;         /* first address served (for range routing) */
+    uint64_t limit;
+    sim_port *single;      /* mem_route_single: the target (kept inside the
+                              route so that copies stay valid; ports is NULL) */
+} mem_route;
+
+/* Single target (stored in r->single; r->ports is NULL). */
+void mem_route_single(mem_route *r, sim_port *p);
+/* Interleaved: port = (addr / interleave) % nports. ports is borrowed. */
+void mem_route_interleaved(mem_route *r, sim_port **ports, uint32_t nports,
+                           uint32_t interleave);
+static inline sim_port *mem_route_lookup(const mem_route *r, uint64_t addr)
+{
+    return r->route(r, addr);
+}
+
+#endif

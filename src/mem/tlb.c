@@ -1,0 +1,398 @@
+/*
+** Translation lookaside buffer (tlb.h): set-associative, LRU, MSHRs that
+** merge misses to one page, hit latency, shoot-down on the ctrl port.
+**
+** One tick (only while work is pending; asleep otherwise):
+**   1. fills: a MEM_XLATE_RSP from below installs the page (unless the
+**      MSHR went stale in a shoot-down, or the walk faulted) and queues a
+**      response for every waiting request            [tlb_fill]
+**   2. ctrl: MEM_INVALIDATE flushes (size 0: all; else pid + range), marks
+**      in-flight MSHRs stale, answers MEM_CTRL_RSP   [tlb_shootdown]
+**   3. responses whose time has come go up           [tlb_send_due]
+**   4. up to `width` lookups: hit -> response due now + hit_latency;
+**      miss -> merge into the page's MSHR or allocate one; stall (leave the
+**      request in the port: back-pressure) when no MSHR, waiter slot or
+**      response slot is free                         [tlb_lookup]
+**   5. new MSHRs send their MEM_XLATE down (route)   [tlb_send_down]
+**
+** MSHR life:  FREE --miss (tlb_lookup)--> ALLOCATED (unsent)
+**   --port_send ok (tlb_send_down)--> WAITING --fill (tlb_fill)--> FREE;
+**   a shoot-down while ALLOCATED/WAITING sets `stale`: the fill answers the
+**   waiters but installs nothing.
+**
+** Timing: a request that reaches the top port is seen at the TLB's next
+** clock edge; a hit leaves hit_latency cycles later. Responses carry the
+** translated address of the request's own address (page base + offset).
+*/
+#include "mem/tlb.h"
+
+#include <assert.h>
+#include <stdlib.h>
+
+#include "mgsim/errors.h"
+#include "util/xmalloc.h"
+
+#define TLB_MSHR_WAITERS 32u  /* requests merged into one MSHR */
+
+typedef struct tlb_entry {
+    bool valid;
+    uint32_t pid;
+    uint64_t vpn;
+    uint64_t ppage;        /* physical page base */
+    uint64_t lru;          /* last use stamp: smallest = least recent */
+} tlb_entry;
+
+typedef struct tlb_mshr {
+    bool used, sent, stale;
+    uint32_t pid;
+    uint64_t vpn;
+    mem_msg *down;         /* our MEM_XLATE to the level below (owned) */
+    uint32_t nwait;
+    mem_msg *wait[TLB_MSHR_WAITERS]; /* requests (borrowed) */
+} tlb_mshr;
+
+typedef struct tlb_out {
+    mem_msg *rsp;          /* owned until sent */
+    mgs_time due;
+} tlb_out;
+
+struct tlb {
+    sim_comp base;         /* first */
+    sim_port top, bottom, ctrl;
+    tlb_config cfg;
+    mem_pool *pool;
+    mem_route route;
+    bool has_route;
+    tlb_entry *entries;    /* sets * ways, set-major */
+    tlb_mshr *mshrs;
+    tlb_out *out;          /* ring of responses, due times nondecreasing */
+    uint32_t out_cap, out_head, out_count;
+    mem_msg *ctrl_rsp;     /* a refused MEM_CTRL_RSP */
+    uint64_t stamp;
+    uint32_t unsent;       /* MSHRs whose MEM_XLATE is not sent yet */
+    uint32_t page_shift;
+    stat_counter *hits, *misses, *mshr_merges, *evictions, *shootdowns;
+    stat_counter own[5];
+};
+
+void tlb_config_default(tlb_config *c)
+{
+    c->sets = 1;              /* seed 002 Table 5.1: L1 TLB 1 set, 32-way */
+    c->ways = 32;
+    c->page_bytes = 4096;     /* MGPUSim: 4 KB pages */
+    c->hit_latency = 1;       /* MGPUSim TLB: 1 cycle */
+    c->mshr_entries = 4;      /* MGPUSim 2020 L1 TLB: 4 MSHRs */
+    c->top_buffer = 8;        /* assumed: a few requests per cycle */
+    c->period = 1000;         /* seed 002 Table 5.1: 1 GHz */
+    c->width = 4;             /* MGPUSim 2020: 4 requests per cycle */
+}
+
+static bool pow2(uint64_t v)
+{
+    return v && !(v & (v - 1));
+}
+
+int tlb_config_validate(const tlb_config *c)
+{
+    if (c->sets < 1 || c->ways < 1)
+        return mgs_error_set(MGS_ECONFIG, "tlb: sets and ways must be >= 1");
+    if (!pow2(c->page_bytes) || c->page_bytes < 256)
+        return mgs_error_set(MGS_ECONFIG,
+                             "tlb: page_bytes must be a power of two >= 256");
+    if (c->mshr_entries < 1 || c->top_buffer < 1 || c->width < 1)
+        return mgs_error_set(MGS_ECONFIG, "tlb: mshr_entries, top_buffer "
+                                          "and width must be >= 1");
+    if (c->period < 1)
+        return mgs_error_set(MGS_ECONFIG, "tlb: period must be >= 1 ps");
+    return MGS_OK;
+}
+
+/* ---- tags ------------------------------------------------------------- */
+
+static tlb_entry *set_of(tlb *t, uint64_t vpn)
+{
+    return &t->entries[(vpn % t->cfg.sets) * t->cfg.ways];
+}
+
+static tlb_entry *lookup(tlb *t, uint32_t pid, uint64_t vpn)
+{
+    tlb_entry *s = set_of(t, vpn);
+    for (uint32_t w = 0; w < t->cfg.ways; w++)
+        if (s[w].valid && s[w].vpn == vpn && s[w].pid == pid)
+            return &s[w];
+    return NULL;
+}
+
+static void install(tlb *t, uint32_t pid, uint64_t vpn, uint64_t ppage)
+{
+    if (lookup(t, pid, vpn))
+        return;
+    tlb_entry *s = set_of(t, vpn), *victim = &s[0];
+    for (uint32_t w = 0; w < t->cfg.ways; w++) {
+        if (!s[w].valid) {
+            victim = &s[w];
+            break;
+        }
+        if (s[w].lru < victim->lru)
+            victim = &s[w];
+    }
+    if (victim->valid)
+        stat_inc(t->evictions);
+    *victim = (tlb_entry){true, pid, vpn, ppage, ++t->stamp};
+}
+
+/* ---- tick stages ------------------------------------------------------ */
+
+static bool out_push(tlb *t, mem_msg *rsp, mgs_time due)
+{
+    if (t->out_count == t->out_cap)
+        return false;
+    t->out[(t->out_head + t->out_count++) % t->out_cap] =
+        (tlb_out){rsp, due};
+    return true;
+}
+
+static mem_msg *answer(tlb *t, const mem_msg *req, uint64_t ppage, bool fault)
+{
+    mem_msg *r = mem_msg_response(t->pool, req);
+    if (fault)
+        r->flags |= MEM_F_FAULT;
+    else
+        r->paddr = ppage + (req->addr & (t->cfg.page_bytes - 1));
+    return r;
+}
+
+static bool tlb_fill(tlb *t, mgs_time now)
+{
+    bool progress = false;
+    mem_msg *m;
+    while ((m = (mem_msg *)port_peek(&t->bottom))) {
+        tlb_mshr *h = m->origin;
+        if (t->out_cap - t->out_count < h->nwait)
+            break; /* no room for the answers yet: keep it in the port */
+        port_retrieve(&t->bottom);
+        bool fault = m->flags & MEM_F_FAULT;
+        uint64_t ppage = m->paddr & ~(uint64_t)(t->cfg.page_bytes - 1);
+        if (!fault && !h->stale)
+            install(t, h->pid, h->vpn, ppage);
+        for (uint32_t i = 0; i < h->nwait; i++)
+            out_push(t, answer(t, h->wait[i], ppage, fault), now);
+        mem_msg_release(t->pool, h->down);
+        mem_msg_release(t->pool, m);
+        h->used = false;
+        progress = true;
+    }
+    return progress;
+}
+
+static bool tlb_shootdown(tlb *t)
+{
+    if (t->ctrl_rsp) {
+        if (port_send(&t->ctrl, &t->ctrl_rsp->base) != MGS_OK)
+            return false;
+        t->ctrl_rsp = NULL;
+    }
+    bool progress = false;
+    mem_msg *m;
+    while ((m = (mem_msg *)port_retrieve(&t->ctrl))) {
+        if (m->base.type == MEM_INVALIDATE || m->base.type == MEM_FLUSH) {
+            uint64_t lo = m->addr >> t->page_shift;
+            uint64_t hi = m->size ? (m->addr + m->size - 1) >> t->page_shift
+                                  : 0;
+            uint32_t n = t->cfg.sets * t->cfg.ways;
+            for (uint32_t i = 0; i < n; i++) {
+                tlb_entry *e = &t->entries[i];
+                if (!m->size || (e->pid == m->pid && e->vpn >= lo &&
+                                 e->vpn <= hi))
+                    e->valid = false;
+            }
+            for (uint32_t i = 0; i < t->cfg.mshr_entries; i++) {
+                tlb_mshr *h = &t->mshrs[i];
+                if (h->used && (!m->size || (h->pid == m->pid &&
+                                             h->vpn >= lo && h->vpn <= hi)))
+                    h->stale = true;
+            }
+            stat_inc(t->shootdowns);
+        }
+        progress = true;
+        mem_msg *r = mem_msg_response(t->pool, m);
+        if (port_send(&t->ctrl, &r->base) != MGS_OK) {
+            t->ctrl_rsp = r;
+            break;
+        }
+    }
+    return progress;
+}
+
+static bool tlb_send_due(tlb *t, mgs_time now)
+{
+    bool progress = false;
+    while (t->out_count && t->out[t->out_head].due <= now) {
+        if (port_send(&t->top, &t->out[t->out_head].rsp->base) != MGS_OK)
+            break;
+        t->out_head = (t->out_head + 1) % t->out_cap;
+        t->out_count--;
+        progress = true;
+    }
+    return progress;
+}
+
+static tlb_mshr *mshr_find(tlb *t, uint32_t pid, uint64_t vpn, bool alloc)
+{
+    tlb_mshr *free_one = NULL;
+    for (uint32_t i = 0; i < t->cfg.mshr_entries; i++) {
+        tlb_mshr *h = &t->mshrs[i];
+        if (h->used && !h->stale && h->pid == pid && h->vpn == vpn)
+            return h;
+        if (!h->used && !free_one)
+            free_one = h;
+    }
+    return alloc ? free_one : NULL;
+}
+
+static bool tlb_lookup(tlb *t, mgs_time now)
+{
+    bool progress = false;
+    for (uint32_t n = 0; n < t->cfg.width; n++) {
+        mem_msg *m = (mem_msg *)port_peek(&t->top);
+        if (!m || t->out_count == t->out_cap)
+            break;
+        uint64_t vpn = m->addr >> t->page_shift;
+        tlb_entry *e = lookup(t, m->pid, vpn);
+        if (e) {
+            port_retrieve(&t->top);
+            e->lru = ++t->stamp;
+            stat_inc(t->hits);
+            out_push(t, answer(t, m, e->ppage, false),
+                     now + (mgs_time)t->cfg.hit_latency * t->cfg.period);
+            progress = true;
+            continue;
+        }
+        tlb_mshr *h = mshr_find(t, m->pid, vpn, false);
+        if (h) {
+            if (h->nwait == TLB_MSHR_WAITERS)
+                break;
+            stat_inc(t->mshr_merges);
+        } else {
+            h = mshr_find(t, m->pid, vpn, true);
+            if (!h)
+                break; /* all MSHRs busy: back-pressure */
+            *h = (tlb_mshr){.used = true, .pid = m->pid, .vpn = vpn};
+            h->down = mem_msg_alloc(t->pool, MEM_XLATE);
+            h->down->addr = vpn << t->page_shift;
+            h->down->pid = m->pid;
+            h->down->gpu = m->gpu;
+            h->down->origin = h;
+            h->down->issue_time = now;
+            h->down->base.bytes = 8;
+            t->unsent++;
+        }
+        port_retrieve(&t->top);
+        stat_inc(t->misses);
+        h->wait[h->nwait++] = m;
+        progress = true;
+    }
+    return progress;
+}
+
+static bool tlb_send_down(tlb *t)
+{
+    bool progress = false;
+    for (uint32_t i = 0; t->unsent && i < t->cfg.mshr_entries; i++) {
+        tlb_mshr *h = &t->mshrs[i];
+        if (!h->used || h->sent)
+            continue;
+        assert(t->has_route && "tlb: no route to the level below");
+        h->down->base.dst = mem_route_lookup(&t->route, h->down->addr);
+        if (port_send(&t->bottom, &h->down->base) != MGS_OK)
+            break;
+        h->sent = true;
+        t->unsent--;
+        progress = true;
+    }
+    return progress;
+}
+
+static bool tlb_tick(sim_comp *c)
+{
+    tlb *t = (tlb *)c;
+    mgs_time now = eng_now(c->eng);
+    bool progress = tlb_fill(t, now);
+    progress |= tlb_shootdown(t);
+    progress |= tlb_send_due(t, now);
+    progress |= tlb_lookup(t, now);
+    progress |= tlb_send_down(t);
+    /* Responses waiting for their hit latency need future ticks. */
+    return progress || (t->out_count && t->out[t->out_head].due > now);
+}
+
+static bool tlb_busy(const sim_comp *c)
+{
+    const tlb *t = (const tlb *)c;
+    if (t->out_count || t->ctrl_rsp)
+        return true;
+    for (uint32_t i = 0; i < t->cfg.mshr_entries; i++)
+        if (t->mshrs[i].used)
+            return true;
+    return false;
+}
+
+static const sim_comp_ops tlb_ops = {
+    .kind = "TLB", .tick = tlb_tick, .busy = tlb_busy,
+};
+
+tlb *tlb_new(sim_engine *eng, const char *name, const tlb_config *cfg,
+             mem_pool *pool, stat_registry *stats)
+{
+    assert(tlb_config_validate(cfg) == MGS_OK);
+    tlb *t = MGS_NEW(tlb);
+    t->cfg = *cfg;
+    t->pool = pool;
+    comp_init(&t->base, eng, &tlb_ops, name, cfg->period);
+    port_init(&t->top, &t->base, "top", cfg->top_buffer);
+    port_init(&t->bottom, &t->base, "bottom", cfg->mshr_entries);
+    port_init(&t->ctrl, &t->base, "ctrl", 2);
+    t->entries = MGS_NEW_ARRAY(tlb_entry, (size_t)cfg->sets * cfg->ways);
+    t->mshrs = MGS_NEW_ARRAY(tlb_mshr, cfg->mshr_entries);
+    t->out_cap = cfg->width * (cfg->hit_latency + 1) + TLB_MSHR_WAITERS;
+    t->out = MGS_NEW_ARRAY(tlb_out, t->out_cap);
+    t->page_shift = (uint32_t)__builtin_ctz(cfg->page_bytes);
+    stat_counter **slots[] = {&t->hits, &t->misses, &t->mshr_merges,
+                              &t->evictions, &t->shootdowns};
+    static const char *const names[] = {"hits", "misses", "mshr_merges",
+                                        "evictions", "shootdowns"};
+    for (size_t i = 0; i < 5; i++)
+        *slots[i] = stats ? stat_counter_add(stats, name, names[i], "count")
+                          : &t->own[i];
+    return t;
+}
+
+void tlb_free(tlb *t)
+{
+    if (!t)
+        return;
+    for (uint32_t i = 0; i < t->out_count; i++)
+        mem_msg_release(t->pool, t->out[(t->out_head + i) % t->out_cap].rsp);
+    for (uint32_t i = 0; i < t->cfg.mshr_entries; i++)
+        if (t->mshrs[i].used && !t->mshrs[i].sent)
+            mem_msg_release(t->pool, t->mshrs[i].down);
+    mem_msg_release(t->pool, t->ctrl_rsp);
+    free(t->out);
+    free(t->mshrs);
+    free(t->entries);
+    port_fini(&t->ctrl);
+    port_fini(&t->bottom);
+    port_fini(&t->top);
+    comp_fini(&t->base);
+    free(t);
+}
+
+sim_port *tlb_top(tlb *t) { return &t->top; }
+sim_port *tlb_bottom(tlb *t) { return &t->bottom; }
+sim_port *tlb_ctrl(tlb *t) { return &t->ctrl; }
+
+void tlb_set_route(tlb *t, const mem_route *route)
+{
+    t->route = *route;
+    t->has_route = true;
+}

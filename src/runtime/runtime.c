@@ -1,0 +1,469 @@
+/*
+** The runtime (include/mgsim/runtime.h): device memory of N GPUs, code
+** objects, kernel launch, totals.
+**
+** A launch builds, in device memory of the launching GPU (GPU 0 for
+** MGS_GPU_ALL), what a real dispatch gives the kernel:
+**   - the kernarg segment: the caller's explicit arguments, then zeros for
+**     the hidden arguments (global offsets are 0, and nothing else -
+**     printf buffer, default queue, completion action - is modelled);
+**   - an hsa_kernel_dispatch_packet_t (sizes, kernarg address);
+**   - an amd_queue_t whose group/private aperture fields tell compiled
+**     code how to form flat LDS/scratch pointers (emu.h apertures);
+**   - scratch for one work-group's waves when the kernel needs it.
+** Then work-groups run one at a time in linear order (x fastest) on the
+** functional executor (src/gcn3/emu.c); launches are synchronous. With
+** MGS_GPU_ALL, work-group i of n is accounted to GPU i * gpus / n
+** (contiguous chunks, as a unified multi-GPU dispatcher would hand out).
+** Timing mode currently executes functionally as well (sim_time_ps stays
+** 0) until the timing model takes over the launch.
+**
+** Kernels are pre-decoded once, when mgs_module_kernel first returns them.
+** Ownership: the runtime owns modules; a module owns its kernels.
+*/
+#include "mgsim/runtime.h"
+
+#include "gcn3/codeobj.h"
+#include "gcn3/emu.h"
+#include "mgsim/errors.h"
+#include "runtime/devmem.h"
+#include "util/xmalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct mgs_kernel {
+    const gcn_kernel *k;        /* owned by the module's code object */
+    gcn_emu_program prog;
+    mgs_module *module;
+    uint32_t explicit_size;     /* end of the last explicit argument */
+    int nexplicit;
+};
+
+struct mgs_module {
+    gcn_codeobj *co;            /* owned */
+    mgs_kernel **kernels;       /* one slot per code-object kernel, lazy */
+    size_t nkernels;
+    mgs_module *next;
+};
+
+struct mgs_rt {
+    mgs_rt_options opt;
+    mgs_devmem mem;
+    mgs_module *modules;
+    mgs_rt_totals totals;
+    uint64_t *gpu_wgs;          /* per-GPU work-group counts */
+    uint64_t next_dispatch_id;
+    mgs_launch_hook hook;
+    void *hook_user;
+};
+
+void mgs_rt_options_default(mgs_rt_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->mode = MGS_MODE_EMU;
+    o->num_gpus = 1;
+    o->mem_per_gpu = 4ull << 30;
+    o->platform = NULL;
+}
+
+int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out)
+{
+    *out = NULL;
+    mgs_rt_options def;
+    if (!o) {
+        mgs_rt_options_default(&def);
+        o = &def;
+    }
+    if (o->mode != MGS_MODE_EMU && o->mode != MGS_MODE_TIMING)
+        return mgs_error_set(MGS_EINVAL, "unknown runtime mode %d", o->mode);
+    mgs_rt *rt = MGS_NEW(mgs_rt);
+    rt->opt = *o;
+    int rc = mgs_devmem_init(&rt->mem, o->num_gpus, o->mem_per_gpu);
+    if (rc) {
+        free(rt);
+        return rc;
+    }
+    rt->gpu_wgs = mgs_xcalloc((size_t)o->num_gpus, sizeof *rt->gpu_wgs);
+    rt->next_dispatch_id = 1;
+    *out = rt;
+    return MGS_OK;
+}
+
+static void module_free(mgs_module *m)
+{
+    for (size_t i = 0; i < m->nkernels; i++)
+        if (m->kernels[i]) {
+            gcn_emu_program_destroy(&m->kernels[i]->prog);
+            free(m->kernels[i]);
+        }
+    free(m->kernels);
+    gcn_codeobj_free(m->co);
+    free(m);
+}
+
+void mgs_rt_free(mgs_rt *rt)
+{
+    if (!rt)
+        return;
+    while (rt->modules) {
+        mgs_module *m = rt->modules;
+        rt->modules = m->next;
+        module_free(m);
+    }
+    mgs_devmem_destroy(&rt->mem);
+    free(rt->gpu_wgs);
+    free(rt);
+}
+
+int mgs_rt_num_gpus(const mgs_rt *rt)
+{
+    return rt->opt.num_gpus;
+}
+
+/* ---- memory ---- */
+
+int mgs_malloc(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out)
+{
+    if (gpu < MGS_GPU_ALL)
+        return mgs_error_set(MGS_EINVAL, "malloc on GPU %d: no such GPU", gpu);
+    return mgs_devmem_alloc_range(&rt->mem, gpu, size, out);
+}
+
+int mgs_free(mgs_rt *rt, mgs_dptr p)
+{
+    return mgs_devmem_free_range(&rt->mem, p);
+}
+
+int mgs_memcpy_h2d(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n)
+{
+    return mgs_devmem_write(&rt->mem, dst, src, n);
+}
+
+int mgs_memcpy_d2h(mgs_rt *rt, void *dst, mgs_dptr src, size_t n)
+{
+    return mgs_devmem_read(&rt->mem, src, dst, n);
+}
+
+int mgs_memcpy_d2d(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n)
+{
+    /* Page-sized bounce buffer: a copy never costs n bytes of host memory. */
+    uint8_t buf[MGS_DEVMEM_PAGE_SIZE];
+    int rc;
+    /* Validate both ends first so a failing copy writes nothing. */
+    if (n && ((rc = mgs_devmem_read(&rt->mem, src + n - 1, buf, 1)) ||
+              (rc = mgs_devmem_read(&rt->mem, src, buf, 1)) ||
+              (rc = mgs_devmem_read(&rt->mem, dst + n - 1, buf, 1)) ||
+              (rc = mgs_devmem_read(&rt->mem, dst, buf, 1))))
+        return rc;
+    bool backward = dst > src && dst < src + n; /* overlapping: memmove */
+    size_t done = 0;
+    while (done < n) {
+        size_t chunk = n - done < sizeof buf ? n - done : sizeof buf;
+        size_t at = backward ? n - done - chunk : done;
+        if ((rc = mgs_devmem_read(&rt->mem, src + at, buf, chunk)) ||
+            (rc = mgs_devmem_write(&rt->mem, dst + at, buf, chunk)))
+            return rc;
+        done += chunk;
+    }
+    return MGS_OK;
+}
+
+int mgs_memset(mgs_rt *rt, mgs_dptr dst, int value, size_t n)
+{
+    return mgs_devmem_fill(&rt->mem, dst, (uint8_t)value, n);
+}
+
+/* ---- modules and kernels ---- */
+
+static int module_add(mgs_rt *rt, gcn_codeobj *co, mgs_module **out)
+{
+    mgs_module *m = MGS_NEW(mgs_module);
+    m->co = co;
+    m->nkernels = gcn_codeobj_num_kernels(co);
+    m->kernels = mgs_xcalloc(m->nkernels ? m->nkernels : 1,
+                             sizeof *m->kernels);
+    m->next = rt->modules;
+    rt->modules = m;
+    *out = m;
+    return MGS_OK;
+}
+
+int mgs_module_load(mgs_rt *rt, const char *path, mgs_module **out)
+{
+    *out = NULL;
+    gcn_codeobj *co = NULL;
+    int rc = gcn_codeobj_load_file(path, &co);
+    if (rc)
+        return rc;
+    return module_add(rt, co, out);
+}
+
+int mgs_module_load_mem(mgs_rt *rt, const void *data, size_t size,
+                        const char *what, mgs_module **out)
+{
+    *out = NULL;
+    gcn_codeobj *co = NULL;
+    int rc = gcn_codeobj_load_mem(data, size, what, &co);
+    if (rc)
+        return rc;
+    return module_add(rt, co, out);
+}
+
+int mgs_module_kernel(mgs_module *m, const char *name, mgs_kernel **out)
+{
+    *out = NULL;
+    for (size_t i = 0; i < m->nkernels; i++) {
+        const gcn_kernel *gk = gcn_codeobj_kernel(m->co, i);
+        if (strcmp(gk->name, name))
+            continue;
+        if (!m->kernels[i]) {
+            mgs_kernel *k = MGS_NEW(mgs_kernel);
+            k->k = gk;
+            k->module = m;
+            /* Decode all of .text: kernels may call functions outside
+            ** their own symbol. */
+            uint64_t tvaddr = 0;
+            size_t tsize = 0;
+            const uint8_t *text = gcn_codeobj_text(m->co, &tvaddr, &tsize);
+            int rc = text ? gcn_emu_program_init_range(&k->prog, gk, text,
+                                                       tvaddr, tsize)
+                          : gcn_emu_program_init(&k->prog, gk);
+            if (rc) {
+                free(k);
+                return rc;
+            }
+            for (uint32_t a = 0; a < gk->nargs; a++) {
+                if (gk->args[a].hidden)
+                    continue;
+                k->nexplicit++;
+                uint32_t end = gk->args[a].offset + gk->args[a].size;
+                if (end > k->explicit_size)
+                    k->explicit_size = end;
+            }
+            m->kernels[i] = k;
+        }
+        *out = m->kernels[i];
+        return MGS_OK;
+    }
+    return mgs_error_set(MGS_ENOENT, "no kernel named '%s' in the code object",
+                         name);
+}
+
+const char *mgs_kernel_name(const mgs_kernel *k)
+{
+    return k->k->name;
+}
+
+int mgs_kernel_arg_count(const mgs_kernel *k)
+{
+    return k->nexplicit;
+}
+
+int mgs_kernel_arg_offset(const mgs_kernel *k, int i, uint32_t *offset,
+                          uint32_t *size)
+{
+    int seen = 0;
+    for (uint32_t a = 0; a < k->k->nargs; a++) {
+        if (k->k->args[a].hidden)
+            continue;
+        if (seen++ == i) {
+            *offset = k->k->args[a].offset;
+            *size = k->k->args[a].size;
+            return MGS_OK;
+        }
+    }
+    return mgs_error_set(MGS_EINVAL, "kernel %s has no argument %d (it has %d)",
+                         k->k->name, i, k->nexplicit);
+}
+
+/* ---- launch ---- */
+
+static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+/* Device buffers of one dispatch, freed together. */
+typedef struct launch_bufs {
+    mgs_dptr kernarg, packet, queue, scratch;
+} launch_bufs;
+
+static void free_bufs(mgs_rt *rt, launch_bufs *b)
+{
+    mgs_dptr *all[] = {&b->kernarg, &b->packet, &b->queue, &b->scratch};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (*all[i])
+            mgs_devmem_free_range(&rt->mem, *all[i]);
+}
+
+static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
+                          int home, launch_bufs *b, gcn_emu_launch *el)
+{
+    const gcn_kernel *gk = k->k;
+    int rc;
+    /* Kernarg segment: explicit args then zeroed hidden args. */
+    uint32_t ksize = gk->kernarg_size > k->explicit_size ? gk->kernarg_size
+                                                         : k->explicit_size;
+    /* Scalar loads fetch up to 64 bytes at once and the compiler merges
+    ** argument loads past the last argument (s_load_dwordx4 over a 4-byte
+    ** tail): pad as a real runtime's kernarg pool would. */
+    ksize = ((ksize + 63) & ~63u) + 64;
+    uint8_t *kargs = mgs_xcalloc(1, ksize);
+    if (l->args_size)
+        memcpy(kargs, l->args, l->args_size < ksize ? l->args_size : ksize);
+    if ((rc = mgs_devmem_alloc_range(&rt->mem, home, ksize, &b->kernarg)) ||
+        (rc = mgs_devmem_write(&rt->mem, b->kernarg, kargs, ksize))) {
+        free(kargs);
+        return rc;
+    }
+    free(kargs);
+
+    uint32_t lds = gk->group_segment_size + l->dynamic_lds;
+    uint32_t priv = (gk->private_segment_size + 3) & ~3u;
+    uint8_t pkt[GCN_PKT_SIZE] = {0};
+    put16(pkt + GCN_PKT_HEADER, 2 /* HSA_PACKET_TYPE_KERNEL_DISPATCH */);
+    uint16_t dims = l->grid[2] > 1 ? 3 : l->grid[1] > 1 ? 2 : 1;
+    put16(pkt + GCN_PKT_SETUP, dims);
+    put16(pkt + GCN_PKT_WG_SIZE_X, (uint16_t)l->block[0]);
+    put16(pkt + GCN_PKT_WG_SIZE_Y, (uint16_t)l->block[1]);
+    put16(pkt + GCN_PKT_WG_SIZE_Z, (uint16_t)l->block[2]);
+    put32(pkt + GCN_PKT_GRID_SIZE_X, l->grid[0]);
+    put32(pkt + GCN_PKT_GRID_SIZE_Y, l->grid[1]);
+    put32(pkt + GCN_PKT_GRID_SIZE_Z, l->grid[2]);
+    put32(pkt + GCN_PKT_PRIVATE_SEGMENT_SIZE, priv);
+    put32(pkt + GCN_PKT_GROUP_SEGMENT_SIZE, lds);
+    put64(pkt + GCN_PKT_KERNEL_OBJECT, gk->code_vaddr);
+    put64(pkt + GCN_PKT_KERNARG_ADDRESS, b->kernarg);
+    if ((rc = mgs_devmem_alloc_range(&rt->mem, home, sizeof pkt, &b->packet)) ||
+        (rc = mgs_devmem_write(&rt->mem, b->packet, pkt, sizeof pkt)))
+        return rc;
+
+    uint8_t queue[GCN_QUEUE_SIZE] = {0};
+    put32(queue + GCN_QUEUE_GROUP_APERTURE_HI, GCN_EMU_APERTURE_GROUP_HI);
+    put32(queue + GCN_QUEUE_PRIVATE_APERTURE_HI, GCN_EMU_APERTURE_PRIVATE_HI);
+    if ((rc = mgs_devmem_alloc_range(&rt->mem, home, sizeof queue, &b->queue)) ||
+        (rc = mgs_devmem_write(&rt->mem, b->queue, queue, sizeof queue)))
+        return rc;
+
+    uint64_t wg_items = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+    uint64_t waves = (wg_items + GCN_WAVE_LANES - 1) / GCN_WAVE_LANES;
+    if (priv &&
+        (rc = mgs_devmem_alloc_range(&rt->mem, home,
+                                     waves * GCN_WAVE_LANES * priv,
+                                     &b->scratch)))
+        return rc;
+
+    *el = (gcn_emu_launch){
+        .prog = &k->prog, .lds_bytes = lds, .kernarg_va = b->kernarg,
+        .dispatch_va = b->packet, .queue_va = b->queue,
+        .dispatch_id = rt->next_dispatch_id++, .scratch_va = b->scratch,
+        .private_size = priv, .mem_ops = &mgs_devmem_ops, .mem = &rt->mem};
+    memcpy(el->grid, l->grid, sizeof el->grid);
+    memcpy(el->block, l->block, sizeof el->block);
+    return MGS_OK;
+}
+
+int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l)
+{
+    const gcn_kernel *gk = k->k;
+    if (l->gpu < MGS_GPU_ALL || l->gpu >= rt->opt.num_gpus)
+        return mgs_error_set(MGS_EINVAL, "launch of %s on GPU %d: only %d GPU(s)",
+                             gk->name, l->gpu, rt->opt.num_gpus);
+    for (int d = 0; d < 3; d++)
+        if (!l->grid[d] || !l->block[d])
+            return mgs_error_set(MGS_EINVAL,
+                                 "launch of %s: grid and block sizes must be "
+                                 "> 0 in every dimension", gk->name);
+    uint64_t wg_items = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+    uint32_t max_wg = gk->max_flat_workgroup_size ? gk->max_flat_workgroup_size
+                                                  : GCN_EMU_MAX_WG_SIZE;
+    if (wg_items > max_wg || wg_items > GCN_EMU_MAX_WG_SIZE)
+        return mgs_error_set(MGS_EINVAL,
+                             "launch of %s: work-group of %llu work-items "
+                             "exceeds the kernel's maximum of %u", gk->name,
+                             (unsigned long long)wg_items, max_wg);
+    if (l->args_size < k->explicit_size || (l->args_size && !l->args))
+        return mgs_error_set(MGS_EINVAL,
+                             "launch of %s: %zu bytes of arguments given, the "
+                             "kernel expects %u", gk->name, l->args_size,
+                             k->explicit_size);
+
+    int home = l->gpu >= 0 ? l->gpu : 0;
+    launch_bufs bufs = {0};
+    gcn_emu_launch el;
+    gcn_emu emu;
+    int rc = setup_dispatch(rt, k, l, home, &bufs, &el);
+    if (rc) {
+        free_bufs(rt, &bufs);
+        return rc;
+    }
+    rc = gcn_emu_init(&emu, &el);
+    if (rc) {
+        free_bufs(rt, &bufs);
+        return rc;
+    }
+    uint32_t ng[3];
+    for (int d = 0; d < 3; d++)
+        ng[d] = gcn_emu_num_groups(&el, d);
+    uint64_t total = (uint64_t)ng[0] * ng[1] * ng[2], done = 0;
+    int ngpus = rt->opt.num_gpus;
+    for (uint32_t z = 0; z < ng[2] && !rc; z++)
+        for (uint32_t y = 0; y < ng[1] && !rc; y++)
+            for (uint32_t x = 0; x < ng[0]; x++) {
+                uint32_t id[3] = {x, y, z};
+                rc = gcn_emu_run_workgroup(&emu, id);
+                if (rc)
+                    break;
+                int g = l->gpu >= 0 ? l->gpu
+                                    : (int)(done * (uint64_t)ngpus / total);
+                rt->gpu_wgs[g]++;
+                done++;
+            }
+    rt->totals.workgroups += done;
+    rt->totals.wavefronts += emu.wavefronts;
+    rt->totals.wf_insts += emu.wf_insts;
+    if (!rc)
+        rt->totals.kernels++;
+    gcn_emu_destroy(&emu);
+    free_bufs(rt, &bufs);
+    if (!rc && rt->hook)
+        rt->hook(rt, k, l, rt->hook_user);
+    return rc;
+}
+
+int mgs_synchronize(mgs_rt *rt)
+{
+    (void)rt;
+    return MGS_OK;
+}
+
+void mgs_rt_totals_get(const mgs_rt *rt, mgs_rt_totals *t)
+{
+    *t = rt->totals;
+}
+
+uint64_t mgs_rt_gpu_workgroups(const mgs_rt *rt, int gpu)
+{
+    return gpu >= 0 && gpu < rt->opt.num_gpus ? rt->gpu_wgs[gpu] : 0;
+}
+
+uint64_t mgs_rt_gpu_used_pages(const mgs_rt *rt, int gpu)
+{
+    return mgs_devmem_used_pages(&rt->mem, gpu);
+}
+
+uint64_t mgs_rt_backed_pages(const mgs_rt *rt)
+{
+    return rt->mem.backed_pages;
+}
+
+int mgs_rt_gpu_of(mgs_rt *rt, mgs_dptr p)
+{
+    return mgs_devmem_gpu_of(&rt->mem, p);
+}
+
+void mgs_rt_set_launch_hook(mgs_rt *rt, mgs_launch_hook fn, void *user)
+{
+    rt->hook = fn;
+    rt->hook_user = user;
+}

@@ -1,0 +1,33 @@
+#!/bin/bash
+# Invalid and unsupported HIP calls made by an ordinary hipcc-compiled
+# program (tests/unit/hip/progs/bad_calls.hip) return the proper HIP error
+# code and print exactly one line naming the call; nothing crashes (the
+# program is built with the sanitizers under `make test`).
+set -u
+prog="${MGSIM_BUILD:-build/san}/tests/unit/hip/progs/bad_calls"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+export MGSIM_DB=none MGSIM_QUIET=1
+unset MGSIM_MODE MGSIM_PLATFORM MGSIM_CONFIG MGSIM_SET MGSIM_PRESET MGSIM_GPUS
+[ -x "$prog" ] || fail "$prog not built"
+
+# scenario, expected HIP error name, call named on stderr
+check() {
+    "$prog" "$1" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ "$rc" -eq 3 ] || { cat "$tmp/out" "$tmp/err"; fail "$1: exit $rc, expected 3"; }
+    grep -qx "$1: $2" "$tmp/out" || { cat "$tmp/out"; fail "$1: expected $2"; }
+    n=$(grep -c '^mgsim-hip: ' "$tmp/err")
+    [ "$n" -eq 1 ] || { cat "$tmp/err"; fail "$1: $n runtime lines, expected 1"; }
+    grep -q "^mgsim-hip: $3: .*($2)\$" "$tmp/err" || { cat "$tmp/err"; fail "$1: line does not name $3"; }
+}
+check kind    hipErrorInvalidMemcpyDirection hipMemcpy
+check wildptr hipErrorInvalidValue           hipMemcpy
+check block   hipErrorInvalidConfiguration   hipLaunchKernel
+check fault   hipErrorIllegalAddress         hipLaunchKernel
+check peer    hipErrorInvalidDevice          hipDeviceEnablePeerAccess
+check attr    hipErrorNotSupported           hipDeviceGetAttribute
+check oom     hipErrorOutOfMemory            hipMalloc
+check free    hipErrorInvalidValue           hipFree
+"$prog" >/dev/null 2>&1; [ $? -eq 2 ] || fail "usage error"
+echo "hip errors ok"

@@ -1,0 +1,29 @@
+# Helpers shared by the CLI tests; sourced by tests/cli/*.sh. Named .bash so
+# that scripts/run_tests.sh (which runs every *.sh) does not count it as a test.
+# expect_exit CODE CMD...: runs CMD, keeps stdout/stderr in $OUT/$ERR files,
+# fails the test unless the exit code is CODE.
+set -u
+: "${MGSIM:?set MGSIM to the mgsim binary}"
+TMP=$(mktemp -d /tmp/mgsim-cli-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+OUT=$TMP/stdout
+ERR=$TMP/stderr
+
+fail() { echo "FAIL: $*" >&2; echo "--- stdout:" >&2; head -20 "$OUT" >&2; echo "--- stderr:" >&2; head -20 "$ERR" >&2; exit 1; }
+
+expect_exit() {
+    local want=$1; shift
+    "$@" >"$OUT" 2>"$ERR"
+    local got=$?
+    [ "$got" -eq "$want" ] || fail "'$*' exited $got, expected $want"
+}
+
+# The error output is exactly one line starting with "mgsim: error: ".
+expect_one_error_line() {
+    [ "$(wc -l <"$ERR")" -eq 1 ] || fail "expected one line on stderr"
+    grep -q '^mgsim: error: ' "$ERR" || fail "stderr does not start with 'mgsim: error: '"
+}
+
+expect_in() {   # expect_in FILE TEXT
+    grep -qF -- "$2" "$1" || fail "$(basename "$1") lacks '$2'"
+}

@@ -1,0 +1,289 @@
+/*
+** Test bed for the compute unit (tests/unit/gpu/test_cu*.c): one CU wired
+** to
+**   - tmem: a fixed-latency memory that answers MEM_READ / MEM_WRITE /
+**     MEM_ATOMIC from a byte array after `latency` cycles (MEM_F_FAULT
+**     outside it), and instruction fetches from the program bytes at
+**     code_va; it records the cycle of the first write to every dword;
+**   - tcp: a command processor stand-in that sends CU_MAP_WG messages and
+**     collects CU_WG_DONE (status, cycle).
+** Everything talks through one connection (1-cycle latency, 64 B/cycle).
+** Header-only so each test binary stays a single file plus this.
+*/
+#ifndef MGS_TEST_CU_TESTBED_H
+#define MGS_TEST_CU_TESTBED_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcn3/emu.h"
+#include "gcn3/emu_atomic.h"
+#include "gpu/cu.h"
+#include "mem/memmsg.h"
+#include "mgsim/errors.h"
+#include "sim/comp.h"
+#include "sim/conn.h"
+#include "sim/engine.h"
+#include "sim/port.h"
+
+#define TB_MEM_BASE 0x100000ull
+#define TB_MEM_SIZE (1u << 20)
+#define TB_CODE_VA 0x7000000ull
+#define TB_QUEUE 4096
+
+typedef struct tmem {
+    sim_comp base;
+    sim_port port;
+    mem_pool *pool;
+    uint64_t latency;                 /* cycles */
+    struct { mem_msg *req; uint64_t ready; } q[TB_QUEUE];
+    uint32_t head, count;
+    uint8_t *mem;                     /* TB_MEM_SIZE bytes at TB_MEM_BASE */
+    uint64_t *first_write;            /* per dword; UINT64_MAX = never */
+    const uint8_t *code;
+    uint64_t code_size;
+    uint64_t reads, writes, atomics, fetches;
+} tmem;
+
+static mem_msg *tmem_answer(tmem *t, mem_msg *req, uint64_t now)
+{
+    mem_msg *rsp = mem_msg_response(t->pool, req);
+    if (req->flags & MEM_F_INST) {
+        t->fetches++;
+        for (uint32_t i = 0; i < req->size; i++) {
+            uint64_t va = req->addr + i;
+            rsp->data[i] = va >= TB_CODE_VA && va - TB_CODE_VA < t->code_size
+                               ? t->code[va - TB_CODE_VA] : 0;
+        }
+        return rsp;
+    }
+    if (req->addr < TB_MEM_BASE ||
+        req->addr + req->size > TB_MEM_BASE + TB_MEM_SIZE) {
+        rsp->flags |= MEM_F_FAULT;
+        return rsp;
+    }
+    uint8_t *m = t->mem + (req->addr - TB_MEM_BASE);
+    switch (req->base.type) {
+    case MEM_READ:
+        t->reads++;
+        memcpy(rsp->data, m, req->size);
+        break;
+    case MEM_WRITE:
+        t->writes++;
+        for (uint32_t i = 0; i < req->size; i++)
+            if ((req->mask >> i) & 1) {
+                m[i] = req->data[i];
+                uint64_t dw = (req->addr + i - TB_MEM_BASE) / 4;
+                if (t->first_write[dw] == UINT64_MAX)
+                    t->first_write[dw] = now;
+            }
+        break;
+    case MEM_ATOMIC: {
+        t->atomics++;
+        uint64_t old = 0;
+        memcpy(&old, m, req->atomic_size);
+        uint64_t nv = gcn_atomic_apply(gcn_atomic_kind_of(req->atomic_op),
+                                       req->atomic_size, old, req->atomic_src,
+                                       req->atomic_cmp);
+        memcpy(m, &nv, req->atomic_size);
+        memcpy(rsp->data, &old, req->atomic_size);
+        break;
+    }
+    default:
+        break;
+    }
+    return rsp;
+}
+
+static bool tmem_tick(sim_comp *c)
+{
+    tmem *t = (tmem *)c;
+    uint64_t now = eng_now(c->eng) / c->period;
+    bool progress = false;
+    mem_msg *m;
+    while (t->count < TB_QUEUE && (m = (mem_msg *)port_retrieve(&t->port))) {
+        t->q[(t->head + t->count) % TB_QUEUE].req = m;
+        t->q[(t->head + t->count) % TB_QUEUE].ready = now + t->latency;
+        t->count++;
+        progress = true;
+    }
+    while (t->count && t->q[t->head].ready <= now &&
+           port_can_send(&t->port)) {
+        mem_msg *rsp = tmem_answer(t, t->q[t->head].req, now);
+        if (port_send(&t->port, &rsp->base) != MGS_OK) {
+            mem_msg_release(t->pool, rsp);
+            break;
+        }
+        t->head = (t->head + 1) % TB_QUEUE;
+        t->count--;
+        progress = true;
+    }
+    return progress || t->count;
+}
+
+static const sim_comp_ops tmem_ops = {.kind = "TMem", .tick = tmem_tick};
+
+typedef struct tcp {
+    sim_comp base;
+    sim_port port;
+    sim_port *cu_port;
+    cp_msg msgs[64];
+    uint32_t nmsgs, sent, done;
+    int status[64];
+    uint64_t done_cycle[64];
+    uint64_t wf_insts;
+} tcp;
+
+static bool tcp_tick(sim_comp *c)
+{
+    tcp *p = (tcp *)c;
+    bool progress = false;
+    while (p->sent < p->nmsgs) {
+        cp_msg *m = &p->msgs[p->sent];
+        m->base.dst = p->cu_port;
+        m->base.type = CU_MAP_WG;
+        m->base.bytes = 32;
+        if (port_send(&p->port, &m->base) != MGS_OK)
+            break;
+        p->sent++;
+        progress = true;
+    }
+    cp_msg *m;
+    while ((m = (cp_msg *)port_retrieve(&p->port))) {
+        uint32_t i = (uint32_t)(m - p->msgs);
+        p->status[i] = m->status;
+        p->done_cycle[i] = eng_now(c->eng) / c->period;
+        p->wf_insts += m->wf_insts;
+        p->done++;
+        progress = true;
+    }
+    return progress;
+}
+
+static const sim_comp_ops tcp_ops = {.kind = "TCP", .tick = tcp_tick};
+
+typedef struct testbed {
+    sim_engine *eng;
+    mem_pool *pool;
+    sim_conn *conn;
+    stat_registry *stats;
+    cu *cu;
+    tmem mem;
+    tcp cp;
+    gcn_emu_program prog;
+    gcn_kernel kernel;       /* for hand-built programs */
+    gpu_launch launch;
+} testbed;
+
+static void tb_init(testbed *tb, const cu_config *cfg, uint64_t latency)
+{
+    memset(tb, 0, sizeof *tb);
+    tb->eng = eng_new(NULL);
+    tb->pool = mem_pool_new();
+    tb->stats = stat_registry_new();
+    sim_conn_config cc;
+    conn_config_default(&cc);
+    cc.lane_capacity = 16;
+    tb->conn = conn_new(tb->eng, "Conn", &cc, NULL);
+    tb->cu = cu_new(tb->eng, "CU[0]", cfg, tb->pool, tb->stats);
+    comp_init(&tb->mem.base, tb->eng, &tmem_ops, "TMem", cfg->period);
+    port_init(&tb->mem.port, &tb->mem.base, "top", 64);
+    tb->mem.pool = tb->pool;
+    tb->mem.latency = latency;
+    tb->mem.mem = calloc(TB_MEM_SIZE, 1);
+    tb->mem.first_write = malloc(TB_MEM_SIZE / 4 * sizeof(uint64_t));
+    memset(tb->mem.first_write, 0xff, TB_MEM_SIZE / 4 * sizeof(uint64_t));
+    comp_init(&tb->cp.base, tb->eng, &tcp_ops, "TCP", cfg->period);
+    port_init(&tb->cp.port, &tb->cp.base, "port", 64);
+    tb->cp.cu_port = cu_ctrl(tb->cu);
+    conn_plug(tb->conn, cu_ctrl(tb->cu));
+    conn_plug(tb->conn, cu_vmem(tb->cu));
+    conn_plug(tb->conn, cu_smem(tb->cu));
+    conn_plug(tb->conn, cu_inst(tb->cu));
+    conn_plug(tb->conn, &tb->mem.port);
+    conn_plug(tb->conn, &tb->cp.port);
+    mem_route r;
+    mem_route_single(&r, &tb->mem.port);
+    cu_set_vmem_route(tb->cu, &r);
+    cu_set_smem_route(tb->cu, &r);
+    cu_set_inst_route(tb->cu, &r);
+}
+
+/* A kernel descriptor for a hand-written program: v0 = work-item id x,
+** no SGPR set-up. */
+static void tb_hand_kernel(testbed *tb, const uint32_t *code, size_t nwords,
+                           uint32_t vgprs)
+{
+    gcn_kernel *k = &tb->kernel;
+    memset(k, 0, sizeof *k);
+    strcpy(k->name, "handmade");
+    k->code = (const uint8_t *)code;
+    k->code_size = nwords * 4;
+    k->code_vaddr = 0x1000;
+    k->vgpr_count = vgprs;
+    k->sgpr_count = 16;
+    assert_int_equal(gcn_emu_program_init(&tb->prog, k), MGS_OK);
+}
+
+/* Sets up the launch of tb->prog over a 1-D grid and queues one CU_MAP_WG
+** per work-group. */
+static void tb_launch(testbed *tb, uint32_t grid, uint32_t block,
+                      uint32_t lds, uint64_t kernarg_va, uint64_t dispatch_va)
+{
+    gpu_launch *l = &tb->launch;
+    const gcn_kernel *k = tb->prog.kernel;
+    memset(l, 0, sizeof *l);
+    l->emu = (gcn_emu_launch){
+        .prog = &tb->prog, .grid = {grid, 1, 1}, .block = {block, 1, 1},
+        .lds_bytes = lds, .kernarg_va = kernarg_va,
+        .dispatch_va = dispatch_va};
+    l->num_groups[0] = (grid + block - 1) / block;
+    l->num_groups[1] = l->num_groups[2] = 1;
+    l->total_groups = l->num_groups[0];
+    l->waves_per_group = (block + 63) / 64;
+    l->vgprs_per_wave = k->vgpr_count;
+    l->sgprs_per_wave = k->sgpr_count ? k->sgpr_count : 16;
+    l->lds_per_group = lds;
+    l->code_va = TB_CODE_VA;
+    tb->mem.code = tb->prog.code;
+    tb->mem.code_size = tb->prog.code_size;
+    for (uint32_t g = 0; g < l->num_groups[0]; g++) {
+        cp_msg *m = &tb->cp.msgs[tb->cp.nmsgs++];
+        memset(m, 0, sizeof *m);
+        m->launch = l;
+        m->wg_id[0] = g;
+        m->wg_index = g;
+    }
+}
+
+/* Runs to completion; returns the engine's status. */
+static int tb_run(testbed *tb)
+{
+    comp_wake(&tb->cp.base);
+    return eng_run(tb->eng);
+}
+
+static void tb_fini(testbed *tb)
+{
+    cu_free(tb->cu);
+    port_fini(&tb->mem.port);
+    comp_fini(&tb->mem.base);
+    port_fini(&tb->cp.port);
+    comp_fini(&tb->cp.base);
+    conn_free(tb->conn);
+    assert_int_equal(mem_pool_outstanding(tb->pool), 0);
+    mem_pool_free(tb->pool);
+    stat_registry_free(tb->stats);
+    eng_free(tb->eng);
+    free(tb->mem.mem);
+    free(tb->mem.first_write);
+    if (tb->prog.insts)
+        gcn_emu_program_destroy(&tb->prog);
+}
+
+static inline uint8_t *tb_ptr(testbed *tb, uint64_t va)
+{
+    return tb->mem.mem + (va - TB_MEM_BASE);
+}
+
+#endif

@@ -1,0 +1,220 @@
+/*
+** Device memory (src/runtime/devmem.c) through the runtime API and the
+** devmem interface: allocation and page-table placement (one GPU and
+** round robin), lazy backing, faults to the byte, guard pages, freeing and
+** page reuse, out-of-memory, copies and memset, atomics.
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gcn3/inst.h"
+#include "mgsim/errors.h"
+#include "mgsim/runtime.h"
+#include "runtime/devmem.h"
+
+static mgs_rt *new_rt(int gpus, uint64_t mem)
+{
+    mgs_rt_options o;
+    mgs_rt_options_default(&o);
+    o.num_gpus = gpus;
+    o.mem_per_gpu = mem;
+    mgs_rt *rt = NULL;
+    assert_int_equal(mgs_rt_new(&o, &rt), MGS_OK);
+    return rt;
+}
+
+static void test_defaults_and_bad_options(void **state)
+{
+    (void)state;
+    mgs_rt_options o;
+    mgs_rt_options_default(&o);
+    assert_int_equal(o.num_gpus, 1);
+    assert_true(o.mem_per_gpu == 4ull << 30);
+    assert_int_equal(o.mode, MGS_MODE_EMU);
+    o.num_gpus = 0;
+    mgs_rt *rt = (mgs_rt *)&o;
+    assert_int_equal(mgs_rt_new(&o, &rt), MGS_EINVAL);
+    assert_null(rt);
+}
+
+static void test_alloc_lazy_and_roundtrip(void **state)
+{
+    (void)state;
+    /* A 4 GiB device and a 1 GiB buffer cost no backing until touched. */
+    mgs_rt *rt = new_rt(1, 4ull << 30);
+    mgs_dptr big, small;
+    assert_int_equal(mgs_malloc(rt, 0, 1ull << 30, &big), MGS_OK);
+    assert_true(big >= MGS_DEVMEM_VA_BASE);
+    assert_true(mgs_rt_gpu_used_pages(rt, 0) == (1ull << 30) / 4096);
+    assert_true(mgs_rt_backed_pages(rt) == 0);
+    /* Reads of untouched memory are zero and still back nothing. */
+    uint32_t v = 0xffffffffu;
+    assert_int_equal(mgs_memcpy_d2h(rt, &v, big + 12345 * 4, 4), MGS_OK);
+    assert_int_equal(v, 0);
+    assert_true(mgs_rt_backed_pages(rt) == 0);
+    /* A write spanning a page boundary backs exactly two pages. */
+    uint8_t data[64];
+    for (int i = 0; i < 64; i++)
+        data[i] = (uint8_t)i;
+    assert_int_equal(mgs_memcpy_h2d(rt, big + 4096 * 7 - 32, data, 64),
+                     MGS_OK);
+    assert_true(mgs_rt_backed_pages(rt) == 2);
+    uint8_t back[64];
+    assert_int_equal(mgs_memcpy_d2h(rt, back, big + 4096 * 7 - 32, 64),
+                     MGS_OK);
+    assert_memory_equal(back, data, 64);
+    /* Distinct allocations never overlap and are separated by a guard. */
+    assert_int_equal(mgs_malloc(rt, 0, 10, &small), MGS_OK);
+    assert_true(small >= big + (1ull << 30) + 4096);
+    mgs_rt_free(rt);
+}
+
+static void test_faults(void **state)
+{
+    (void)state;
+    mgs_rt *rt = new_rt(1, 1 << 20);
+    mgs_dptr p;
+    assert_int_equal(mgs_malloc(rt, 0, 100, &p), MGS_OK);
+    uint8_t buf[16] = {0};
+    /* Byte 100 is past the allocation even though its page is mapped. */
+    assert_int_equal(mgs_memcpy_h2d(rt, p + 96, buf, 4), MGS_OK);
+    assert_int_equal(mgs_memcpy_h2d(rt, p + 97, buf, 4), MGS_EFAULT);
+    char want[80];
+    snprintf(want, sizeof want, "memory fault at address 0x%llx (write of 4 "
+             "bytes)", (unsigned long long)(p + 100));
+    assert_string_equal(mgs_error_msg(), want);
+    assert_int_equal(mgs_memcpy_d2h(rt, buf, p - 8, 4), MGS_EFAULT);
+    assert_int_equal(mgs_memcpy_d2h(rt, buf, 0, 4), MGS_EFAULT);
+    assert_int_equal(mgs_memcpy_d2h(rt, buf, 0x7fffffffffffull, 4),
+                     MGS_EFAULT);
+    /* After free the range faults and free twice is refused. */
+    assert_int_equal(mgs_free(rt, p), MGS_OK);
+    assert_int_equal(mgs_memcpy_d2h(rt, buf, p, 4), MGS_EFAULT);
+    assert_int_equal(mgs_free(rt, p), MGS_EINVAL);
+    assert_int_equal(mgs_free(rt, p + 4), MGS_EINVAL);
+    mgs_rt_free(rt);
+}
+
+static void test_out_of_memory_and_reuse(void **state)
+{
+    (void)state;
+    mgs_rt *rt = new_rt(2, 64 * 4096);
+    mgs_dptr a, b, c;
+    assert_int_equal(mgs_malloc(rt, 1, 64 * 4096, &a), MGS_OK);
+    assert_int_equal(mgs_malloc(rt, 1, 1, &b), MGS_ENOMEM);
+    assert_non_null(strstr(mgs_error_msg(), "out of device memory on GPU 1"));
+    /* GPU 0 still has room; a spread allocation needs room on both. */
+    assert_int_equal(mgs_malloc(rt, 0, 4096, &b), MGS_OK);
+    assert_int_equal(mgs_malloc(rt, MGS_GPU_ALL, 2 * 4096, &c), MGS_ENOMEM);
+    assert_int_equal(mgs_malloc(rt, 2, 16, &c), MGS_EINVAL);
+    /* Freeing returns the pages. */
+    assert_int_equal(mgs_free(rt, a), MGS_OK);
+    assert_true(mgs_rt_gpu_used_pages(rt, 1) == 0);
+    assert_int_equal(mgs_malloc(rt, MGS_GPU_ALL, 8 * 4096, &c), MGS_OK);
+    assert_true(mgs_rt_gpu_used_pages(rt, 1) == 4);
+    mgs_rt_free(rt);
+}
+
+static void test_distributed_placement(void **state)
+{
+    (void)state;
+    mgs_rt *rt = new_rt(4, 1 << 24);
+    mgs_dptr p, q;
+    assert_int_equal(mgs_malloc(rt, MGS_GPU_ALL, 10 * 4096 + 1, &p), MGS_OK);
+    for (int i = 0; i < 11; i++)
+        assert_int_equal(mgs_rt_gpu_of(rt, p + (mgs_dptr)i * 4096 + 5), i % 4);
+    assert_true(mgs_rt_gpu_used_pages(rt, 0) == 3);
+    assert_true(mgs_rt_gpu_used_pages(rt, 3) == 2);
+    assert_int_equal(mgs_malloc(rt, 2, 3 * 4096, &q), MGS_OK);
+    assert_int_equal(mgs_rt_gpu_of(rt, q + 2 * 4096), 2);
+    assert_int_equal(mgs_rt_gpu_of(rt, q + 3 * 4096), -1); /* guard */
+    /* Data crosses GPU pages transparently. */
+    uint32_t in[3000], out[3000];
+    for (int i = 0; i < 3000; i++)
+        in[i] = (uint32_t)i * 2654435761u;
+    assert_int_equal(mgs_memcpy_h2d(rt, p + 100, in, sizeof in), MGS_OK);
+    assert_int_equal(mgs_memcpy_d2h(rt, out, p + 100, sizeof out), MGS_OK);
+    assert_memory_equal(in, out, sizeof in);
+    mgs_rt_free(rt);
+}
+
+static void test_d2d_memset(void **state)
+{
+    (void)state;
+    mgs_rt *rt = new_rt(2, 1 << 24);
+    mgs_dptr a, b;
+    assert_int_equal(mgs_malloc(rt, 0, 3 * 4096, &a), MGS_OK);
+    assert_int_equal(mgs_malloc(rt, 1, 3 * 4096, &b), MGS_OK);
+    assert_int_equal(mgs_memset(rt, a, 0x5a, 3 * 4096), MGS_OK);
+    assert_int_equal(mgs_memset(rt, a + 10, 0, 5), MGS_OK);
+    assert_int_equal(mgs_memcpy_d2d(rt, b, a, 3 * 4096), MGS_OK);
+    uint8_t buf[16];
+    assert_int_equal(mgs_memcpy_d2h(rt, buf, b + 8, 8), MGS_OK);
+    assert_int_equal(buf[1], 0x5a);
+    assert_int_equal(buf[2], 0);   /* bytes 10..14 were zeroed */
+    assert_int_equal(buf[6], 0);
+    assert_int_equal(buf[7], 0x5a);
+    /* Overlapping copy behaves like memmove. */
+    uint8_t seq[32];
+    for (int i = 0; i < 32; i++)
+        seq[i] = (uint8_t)i;
+    assert_int_equal(mgs_memcpy_h2d(rt, a, seq, 32), MGS_OK);
+    assert_int_equal(mgs_memcpy_d2d(rt, a + 4, a, 28), MGS_OK);
+    assert_int_equal(mgs_memcpy_d2h(rt, buf, a, 16), MGS_OK);
+    assert_int_equal(buf[4], 0);
+    assert_int_equal(buf[15], 11);
+    /* A copy past the end fails without writing. */
+    assert_int_equal(mgs_memcpy_d2d(rt, b + 3 * 4096 - 8, a, 16), MGS_EFAULT);
+    assert_int_equal(mgs_memset(rt, b, 1, 3 * 4096 + 1), MGS_EFAULT);
+    mgs_rt_free(rt);
+}
+
+static void test_atomics(void **state)
+{
+    (void)state;
+    mgs_devmem m;
+    assert_int_equal(mgs_devmem_init(&m, 1, 1 << 20), MGS_OK);
+    uint64_t p, old;
+    assert_int_equal(mgs_devmem_alloc_range(&m, 0, 64, &p), MGS_OK);
+    assert_int_equal(mgs_devmem_atomic(&m, p, GCN_OP_FLAT_ATOMIC_ADD, 4, 5, 0,
+                                       &old), MGS_OK);
+    assert_true(old == 0);
+    assert_int_equal(mgs_devmem_atomic(&m, p, GCN_OP_FLAT_ATOMIC_SMIN, 4,
+                                       (uint32_t)-3, 0, &old), MGS_OK);
+    assert_true(old == 5);
+    assert_int_equal(mgs_devmem_atomic(&m, p, GCN_OP_FLAT_ATOMIC_CMPSWAP, 4,
+                                       9, (uint32_t)-3, &old), MGS_OK);
+    assert_true(old == 0xfffffffdu);
+    uint32_t v;
+    assert_int_equal(mgs_devmem_read(&m, p, &v, 4), MGS_OK);
+    assert_int_equal(v, 9);
+    assert_int_equal(mgs_devmem_atomic(&m, p + 8, GCN_OP_FLAT_ATOMIC_DEC_X2,
+                                       8, 10, 0, &old), MGS_OK);
+    assert_int_equal(mgs_devmem_read(&m, p + 8, &v, 4), MGS_OK);
+    assert_int_equal(v, 10); /* dec of 0 wraps to the operand */
+    assert_int_equal(mgs_devmem_atomic(&m, p + 2, GCN_OP_FLAT_ATOMIC_ADD, 4,
+                                       1, 0, &old), MGS_EFAULT);
+    assert_int_equal(mgs_devmem_atomic(&m, p + 64, GCN_OP_FLAT_ATOMIC_ADD, 4,
+                                       1, 0, &old), MGS_EFAULT);
+    mgs_devmem_destroy(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults_and_bad_options),
+        cmocka_unit_test(test_alloc_lazy_and_roundtrip),
+        cmocka_unit_test(test_faults),
+        cmocka_unit_test(test_out_of_memory_and_reuse),
+        cmocka_unit_test(test_distributed_placement),
+        cmocka_unit_test(test_d2d_memset),
+        cmocka_unit_test(test_atomics),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
