@@ -1195,8 +1195,15 @@ static void disasm_mimg(text *t, const gcn_inst *in)
         n = 1;
     if (strncmp(m, "image_gather4", 13) == 0)
         n = 4;   /* gather4 always returns four texels */
-    if (in->tfe)
+    if (strncmp(m, "image_atomic", 12) == 0) {
+        /* LLVM has 1-2 register variants (2 or 4 for cmpswap) and falls
+        ** back to the smallest one for any other dmask/tfe size. */
+        bool cmp = strstr(m, "cmpswap") != NULL;
+        unsigned k = n + (in->tfe ? 1 : 0);
+        n = (cmp ? (k == 2 || k == 4) : (k <= 2)) ? k : (cmp ? 2 : 1);
+    } else if (in->tfe) {
         n += 1;
+    }
     put(t, "%s ", m);
     put_range(t, "v", in->data0 - GCN_OPR_VGPR0, n);
     put(t, ", ");

@@ -286,6 +286,13 @@ static int ds_fast(gcn_wave *w, const gcn_inst *in, const ds_desc *d)
 {
     const gcn_exec_ctx *ctx = w->ctx;
     const uint32_t *vaddr = vrow(w, in->addr);
+    uint32_t addr_copy[GCN_WAVE_LANES];
+    if (in->addr >= in->dst && in->addr < in->dst + 4) {
+        /* The destination overwrites the address VGPR (ds_read_b64 v[0:1],
+        ** v0): later rows must still see the original addresses. */
+        memcpy(addr_copy, vaddr, sizeof addr_copy);
+        vaddr = addr_copy;
+    }
     const uint64_t exec = w->exec;
     const uint32_t lds_size = ctx->lds_size;
     uint8_t *lds = ctx->lds;

@@ -159,6 +159,32 @@ static int plan_flat(gcn_wave *w, const gcn_inst *in, gcn_mem_plan *p)
     const bool atomic = p->kind == GCN_MEM_ATOMIC;
     p->dst = in->dst;
     p->ret_lanes = p->kind == GCN_MEM_LOAD || (atomic && in->glc) ? exec : 0;
+
+    /* Fast path (the common case): no active lane in the LDS or private
+    ** aperture. Whole rows, no per-lane branches; inactive lanes get
+    ** harmless values that nothing reads. */
+    if (!atomic) {
+        /* Any lane, active or not, in an aperture sends the instruction to
+        ** the exact per-lane path below: branch-free 32-bit compares
+        ** vectorise, and inactive lanes rarely hold aperture addresses. */
+        uint32_t special = 0;
+        for (unsigned l = 0; l < GCN_WAVE_LANES; l++)
+            special |= (uint32_t)(hi[l] == GCN_EMU_APERTURE_GROUP_HI) |
+                       (uint32_t)(hi[l] == GCN_EMU_APERTURE_PRIVATE_HI);
+        if (!special) {
+            for (unsigned l = 0; l < GCN_WAVE_LANES; l++)
+                p->addr[0][l] = lo[l] | (uint64_t)hi[l] << 32;
+            for (unsigned e = 1; e < p->nelem; e++)
+                for (unsigned l = 0; l < GCN_WAVE_LANES; l++)
+                    p->addr[e][l] = p->addr[0][l] + (uint64_t)e * eb;
+            if (p->kind == GCN_MEM_STORE)
+                for (unsigned e = 0; e < p->nelem; e++)
+                    memcpy(p->data[e], vrow(w, in->data0 + e),
+                           sizeof p->data[e]);
+            p->mem_lanes = exec;
+            return MGS_OK;
+        }
+    }
     uint64_t mem = 0;
     for (uint64_t m = exec; m; m &= m - 1) {
         unsigned lane = (unsigned)__builtin_ctzll(m);
@@ -387,6 +413,26 @@ static int access_dwords(gcn_mem_plan *p, const gcn_mem_ops *ops, void *mem)
     const uint64_t lanes = p->mem_lanes;
     uint32_t buf[GCN_WAVE_LANES * GCN_MEM_PLAN_ELEMS];
     unsigned lane = 0;
+    if (ne == 1) { /* runs of lanes with consecutive dwords */
+        const uint64_t *a = p->addr[0];
+        while (lane < GCN_WAVE_LANES) {
+            if (!((lanes >> lane) & 1)) {
+                lane++;
+                continue;
+            }
+            unsigned first = lane++;
+            while (lane < GCN_WAVE_LANES && ((lanes >> lane) & 1) &&
+                   a[lane] == a[lane - 1] + 4)
+                lane++;
+            size_t total = (size_t)(lane - first) * 4;
+            int rc = load ? ops->read(mem, a[first], &p->data[0][first], total)
+                          : ops->write(mem, a[first], &p->data[0][first],
+                                       total);
+            if (rc)
+                return rc;
+        }
+        return MGS_OK;
+    }
     while (lane < GCN_WAVE_LANES) {
         if (!((lanes >> lane) & 1)) {
             lane++;

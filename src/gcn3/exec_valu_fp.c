@@ -7,8 +7,9 @@
 **   - add/sub/mul/fma/sqrt/conversions are IEEE round-to-nearest-even and
 **     bit-exact; denormals are kept (the kernel's MODE denormal flags are
 **     not modelled); v_mad/v_mac are unfused (two roundings), v_fma fused.
-**   - v_rsq/v_log/v_sin/v_cos use the host libm, v_rcp an IEEE division,
-**     v_exp_f32 its own double-precision polynomial (exp2_lanes): all are
+**   - v_rsq/v_sin/v_cos use the host libm, v_rcp an IEEE division,
+**     v_exp_f32/v_log_f32 their own double-precision polynomials
+**     (exp2_lanes, log2_lanes; host-libm independent): all are
 **     correctly rounded or within 1 ulp, i.e. more precise than the
 **     hardware's approximations (~1 ulp); v_sin/v_cos take the angle in
 **     revolutions (x / 2pi) and reduce it exactly with fract().
@@ -758,6 +759,78 @@ static int exp2_op(valu_ctx *c)
     return valu_write_f32(c);
 }
 
+/* v_log_f32: log2(x) for all lanes, in double with SSE2 like exp2_lanes:
+** x = 2^k * m with m in [sqrt(1/2), sqrt(2)), log2(m) = 2 atanh(s) / ln 2
+** with s = (m - 1) / (m + 1), |s| <= 0.172, by its odd series to s^13
+** (relative error < 1e-12), plus k; one rounding to float. Zero, negative,
+** infinite and NaN inputs are patched afterwards (-inf, NaN, +inf, NaN). */
+#ifdef __SSE2__
+static inline __m128d log2_pd(__m128d x)
+{
+    const __m128i expmask = _mm_set1_epi64x(0x7ff0000000000000ll);
+    __m128i bits = _mm_castpd_si128(x);
+    /* exponent field as a double: OR it into the mantissa of 2^52 */
+    __m128i k = _mm_srli_epi64(bits, 52);
+    __m128d kd = _mm_sub_pd(
+        _mm_castsi128_pd(_mm_or_si128(k, _mm_set1_epi64x(0x4330000000000000ll))),
+        _mm_set1_pd(0x1p52));
+    /* mantissa in [1, 2), halved (and k + 1) when above sqrt(2) */
+    __m128d m = _mm_castsi128_pd(_mm_or_si128(
+        _mm_andnot_si128(expmask, bits), _mm_set1_epi64x(0x3ff0000000000000ll)));
+    __m128d big = _mm_cmpgt_pd(m, _mm_set1_pd(1.4142135623730951));
+    m = _mm_sub_pd(m, _mm_and_pd(big, _mm_mul_pd(m, _mm_set1_pd(0.5))));
+    kd = _mm_add_pd(kd, _mm_and_pd(big, _mm_set1_pd(1.0)));
+    __m128d e = _mm_sub_pd(kd, _mm_set1_pd(1023.0));
+    __m128d sv = _mm_div_pd(_mm_sub_pd(m, _mm_set1_pd(1.0)),
+                            _mm_add_pd(m, _mm_set1_pd(1.0)));
+    __m128d s2 = _mm_mul_pd(sv, sv), s4 = _mm_mul_pd(s2, s2);
+#define LOG2_PAIR(c0, c1) \
+    _mm_add_pd(_mm_set1_pd(c0), _mm_mul_pd(_mm_set1_pd(c1), s2))
+    __m128d q01 = LOG2_PAIR(1.0, 1.0 / 3), q23 = LOG2_PAIR(1.0 / 5, 1.0 / 7);
+    __m128d q45 = LOG2_PAIR(1.0 / 9, 1.0 / 11);
+#undef LOG2_PAIR
+    __m128d q = _mm_add_pd(q01, _mm_mul_pd(s4, _mm_add_pd(q23, _mm_mul_pd(
+        s4, _mm_add_pd(q45, _mm_mul_pd(s4, _mm_set1_pd(1.0 / 13)))))));
+    /* 2 / ln 2 */
+    __m128d t = _mm_mul_pd(_mm_mul_pd(sv, q), _mm_set1_pd(2.8853900817779268));
+    return _mm_add_pd(e, t);
+}
+#endif
+
+static void log2_lanes(const uint32_t *a, uint32_t *d)
+{
+#ifdef __SSE2__
+    for (int l = 0; l < VALU_LANES; l += 4) {
+        __m128 xf = _mm_castsi128_ps(_mm_loadu_si128((const __m128i *)(a + l)));
+        __m128d r0 = log2_pd(_mm_cvtps_pd(xf));
+        __m128d r1 = log2_pd(_mm_cvtps_pd(_mm_movehl_ps(xf, xf)));
+        __m128 r = _mm_movelh_ps(_mm_cvtpd_ps(r0), _mm_cvtpd_ps(r1));
+        _mm_storeu_si128((__m128i *)(d + l), _mm_castps_si128(r));
+    }
+    VALU_FOR_LANES(l) {
+        uint32_t u = a[l];
+        uint32_t r = d[l];
+        r = u > 0x7f800000u ? 0x7fc00000u : r;     /* NaN, negative: NaN */
+        r = u == 0x7f800000u ? u : r;                          /* +inf */
+        r = (u & 0x7fffffffu) == 0 ? 0xff800000u : r;        /* +-0: -inf */
+        d[l] = r;
+    }
+#else
+    VALU_FOR_LANES(l) d[l] = valu_u(log2f(valu_f(a[l])));
+#endif
+}
+
+static int log2_op(valu_ctx *c)
+{
+    const uint32_t *a = valu_src_f32(c, 0);
+    if (a == c->d) {   /* in place: the special-value pass needs the inputs */
+        memcpy(c->s[0], a, sizeof c->s[0]);
+        a = c->s[0];
+    }
+    log2_lanes(a, c->d);
+    return valu_write_f32(c);
+}
+
 /* v_trig_preop_f64 (ISA §12.10): a 53-bit segment of 2/pi for range
 ** reduction of S0. The segment starts S1[4:0] * 53 bits into the fraction of
 ** 2/pi, further right by exponent(S0) - 1077 for large S0, truncated (round
@@ -973,7 +1046,7 @@ int valu_exec_fp(valu_ctx *c)
         return exp2_op(c);
     case GCN_OP_V_LOG_F32:
     case GCN_OP_V_LOG_LEGACY_F32:
-        F32_1(log2f(x));
+        return log2_op(c);
     case GCN_OP_V_RCP_F32:
     case GCN_OP_V_RCP_IFLAG_F32:
         F32_1(1.0f / x);

@@ -44,10 +44,10 @@
 #define VALU_ALL_LANES (~0ull)
 
 /* The per-lane loop of every operation. Lane l's result depends only on
-** the sources at lane l, and results go to arrays of the context that never
-** alias a source, so there is no loop-carried dependence; ivdep lets GCC
-** vectorise at -O2 without runtime alias checks (it ignores `restrict` on
-** local pointers). */
+** the sources at lane l, and a result array can overlap a source only
+** lane for lane (destination row = source row), so there is no
+** loop-carried dependence; ivdep lets GCC vectorise at -O2 without runtime
+** alias checks (it ignores `restrict` on local pointers). */
 #define VALU_FOR_LANES(l) \
     _Pragma("GCC ivdep") for (int l = 0; l < VALU_LANES; l++)
 

@@ -58,7 +58,7 @@ typedef struct gcn_wave {
     uint32_t *vgpr;              /* nvgpr * 64 words */
     uint32_t nvgpr;              /* VGPRs allocated */
     uint32_t nsgpr;              /* SGPRs allocated */
-    uint64_t pc;                 /* byte offset from the kernel's first inst */
+    uint64_t pc;                 /* byte offset into the decoded code range (.text) */
 
     /* Identity. */
     uint32_t wave_id;            /* index within the work-group */

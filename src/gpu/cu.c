@@ -296,6 +296,7 @@ static void finish_wg(cu *c, cu_wg *g)
         wv->wg = NULL;
     }
     cu_res_release(&c->res, g->launch, g->simd_of_wave);
+    c->res_freed = true;
     if (g->status != MGS_OK)
         mgs_error_set(g->status, "%s", g->err);
     answer(c, g->msg, g->status, g->insts);
@@ -372,6 +373,8 @@ static bool take_maps(cu *c)
     bool progress = false;
     cp_msg *m;
     while ((m = (cp_msg *)port_peek(&c->ctrl))) {
+        if (m == c->map_blocked && !c->res_freed)
+            break; /* still does not fit: nothing was released since */
         if (m->base.type != CU_MAP_WG) {
             port_retrieve(&c->ctrl);
             mgs_error_set(MGS_EINTERNAL, "%s: unexpected CP message type %u",
@@ -394,8 +397,12 @@ static bool take_maps(cu *c)
             continue;
         }
         uint8_t simd[GCN_EMU_MAX_WAVES];
-        if (!cu_res_reserve(&c->res, l, simd))
-            break; /* stays in the buffer until resources free */
+        if (!cu_res_reserve(&c->res, l, simd)) {
+            c->map_blocked = m; /* stays in the buffer until resources free */
+            c->res_freed = false;
+            break;
+        }
+        c->map_blocked = NULL;
         port_retrieve(&c->ctrl);
         start_wg(c, m, simd);
         progress = true;

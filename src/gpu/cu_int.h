@@ -154,6 +154,8 @@ struct cu {
     uint64_t simd_busy_until[CU_MAX_SIMDS];
     cu_wg *wgs;            /* nwaves_slots records */
     uint32_t resident;
+    cp_msg *map_blocked;   /* head CU_MAP_WG that did not fit ... */
+    bool res_freed;        /* ... and whether resources were freed since */
     cp_msg **done_q;       /* CU_WG_DONE waiting for the ctrl lane */
     uint32_t done_head, done_count;
     gcn_mem_plan *plans;   /* plan pool (owned) */

@@ -194,8 +194,8 @@ static mem_msg *new_down(cache *c, mem_msg_type type, uint64_t addr,
     return d;
 }
 
-/* Sends d below as a transaction of the given kind (t from the caller's
-** reservation). */
+/* Queues d to go below as a transaction of the given kind. The caller has
+** checked that a transaction slot is free (admission, see the file note). */
 static cache_txn *enqueue_down(cache *c, uint8_t kind, mem_msg *d,
                                mem_msg *orig)
 {
@@ -612,7 +612,7 @@ static bool drain(cache *c)
     return progress;
 }
 
-/* ---- answers from below -------------------------------------------------- */
+/* ---- answers from below ------------------------------------------------- */
 
 static bool take_bottom(cache *c)
 {
@@ -668,7 +668,7 @@ static bool take_bottom(cache *c)
     return progress;
 }
 
-/* ---- sending ------------------------------------------------------------- */
+/* ---- sending ------------------------------------------------------------ */
 
 static bool *blocked_flag(cache *c, sim_port *via)
 {
@@ -714,7 +714,7 @@ static bool send_ready(cache *c)
     return progress;
 }
 
-/* ---- flush / invalidate --------------------------------------------------- */
+/* ---- flush / invalidate ------------------------------------------------- */
 
 static void ctrl_start(cache *c, mem_msg *req, sim_port *via)
 {
@@ -835,7 +835,7 @@ static bool take_top(cache *c)
     return progress;
 }
 
-/* ---- component ops --------------------------------------------------------- */
+/* ---- component ops ------------------------------------------------------ */
 
 /* Earliest time a queued item can leave, MGS_TIME_MAX if none can. */
 static mgs_time next_ready(const cache *c)
@@ -943,7 +943,7 @@ static const sim_comp_ops cache_ops = {
     .dump = cache_dump,
 };
 
-/* ---- construction ------------------------------------------------------------ */
+/* ---- construction ------------------------------------------------------- */
 
 static void register_stats(cache *c, stat_registry *r)
 {

@@ -70,7 +70,8 @@ int cache_config_validate(const cache_config *c);
 typedef struct cache cache;
 
 /* Builds a cache registered with eng; pool supplies messages; stats may be
-** NULL. The cache is a component named name. Free with cache_free. */
+** NULL. The cache is a component named name. Free with cache_free. cfg
+** must pass cache_config_validate (builders validate user input first). */
 cache *cache_new(sim_engine *eng, const char *name, const cache_config *cfg,
                  mem_pool *pool, stat_registry *stats);
 void cache_free(cache *c);

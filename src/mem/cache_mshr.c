@@ -5,9 +5,9 @@
 ** ordered list of the requests that wait for the line (targets). Its life
 ** cycle (functions in cache.c unless noted):
 **
-**   FREE --cache_mshr_alloc (miss: cache_miss_alloc)--> WAIT_FILL
-**   WAIT_FILL --fill arrives (cache_take_bottom)--> DRAIN (cache_mshr_drain_push)
-**   DRAIN --all targets served in order (cache_drain)--> FREE (cache_mshr_release)
+**   FREE --cache_mshr_alloc (from miss_alloc)--> WAIT_FILL
+**   WAIT_FILL --fill arrives (take_bottom)--> DRAIN (cache_mshr_drain_push)
+**   DRAIN --all targets served, in order (drain)--> FREE (cache_mshr_release)
 **
 ** Requests for the line that arrive in WAIT_FILL or DRAIN merge as targets
 ** (cache_mshr_add_target) so that every request to a line is served in

@@ -102,11 +102,28 @@ static bool perform(simplemem *m, const mem_msg *req, mem_msg *rsp)
     }
 }
 
+static bool sm_send(simplemem *m, mgs_time now)
+{
+    bool progress = false;
+    while (m->count && !m->blocked && m->q[m->head].ready <= now) {
+        if (port_send(&m->port, &m->q[m->head].rsp->base) != MGS_OK) {
+            m->blocked = true;
+            break;
+        }
+        m->head = (m->head + 1) % m->cfg.queue;
+        m->count--;
+        progress = true;
+    }
+    return progress;
+}
+
 static bool sm_tick(sim_comp *c)
 {
     simplemem *m = (simplemem *)c;
     mgs_time now = eng_now(c->eng);
     bool progress = false;
+    /* Answers first, so a full queue frees a slot for this cycle. */
+    progress |= sm_send(m, now);
     for (uint32_t n = 0; n < m->cfg.requests_per_cycle; n++) {
         if (m->count == m->cfg.queue)
             break;
@@ -124,15 +141,7 @@ static bool sm_tick(sim_comp *c)
         m->count++;
         progress = true;
     }
-    while (m->count && !m->blocked && m->q[m->head].ready <= now) {
-        if (port_send(&m->port, &m->q[m->head].rsp->base) != MGS_OK) {
-            m->blocked = true;
-            break;
-        }
-        m->head = (m->head + 1) % m->cfg.queue;
-        m->count--;
-        progress = true;
-    }
+    progress |= sm_send(m, now); /* zero-latency answers */
     if (progress || !m->count || m->blocked)
         return progress;
     mgs_time t = m->q[m->head].ready, p = m->cfg.period;

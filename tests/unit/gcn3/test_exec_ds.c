@@ -121,6 +121,32 @@ static void test_write_read_widths(void **state)
     assert_int_equal(lds32(1024 + 16 * 2 + 4), 21);
 }
 
+/* A destination that overwrites its own address VGPR. */
+static void test_dst_aliases_addr(void **state)
+{
+    (void)state;
+    reset();
+    for (uint32_t i = 0; i < 128; i++)
+        memcpy(fx.lds + 4 * i, &(uint32_t){1000 + i}, 4);
+    for (int l = 0; l < 64; l++)
+        vr(0)[l] = (uint32_t)l * 8;
+    assert_int_equal(run(ds(GCN_OP_DS_READ_B64, 0, 0, 0, 0, 0, 0)), MGS_OK);
+    assert_int_equal(vr(0)[5], 1010);
+    assert_int_equal(vr(1)[5], 1011);
+    for (int l = 0; l < 64; l++)
+        vr(2)[l] = (uint32_t)l * 4;
+    assert_int_equal(run(ds(GCN_OP_DS_READ2_B32, 2, 2, 0, 0, 0, 64)), MGS_OK);
+    assert_int_equal(vr(2)[7], 1007);
+    assert_int_equal(vr(3)[7], 1071);
+    /* Same with a partial EXEC (the per-lane paths). */
+    fx.w.exec = 0xfffffffffffffffeull;
+    for (int l = 0; l < 64; l++)
+        vr(4)[l] = (uint32_t)l * 8;
+    assert_int_equal(run(ds(GCN_OP_DS_READ_B64, 4, 4, 0, 0, 0, 0)), MGS_OK);
+    assert_int_equal(vr(4)[3], 1006);
+    assert_int_equal(vr(5)[3], 1007);
+}
+
 static void test_read2_write2(void **state)
 {
     (void)state;
@@ -277,6 +303,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write_read_widths),
         cmocka_unit_test(test_read2_write2),
+        cmocka_unit_test(test_dst_aliases_addr),
         cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_cross_lane),
         cmocka_unit_test(test_exec_mask_and_bounds),

@@ -544,6 +544,45 @@ static void test_exp2_range(void **state)
     assert_true(tw_f(tw_v(&t, 1)[40]) == 2.0f);
 }
 
+/* v_log_f32 over all positive floats (denormals included) and specials. */
+static void test_log2_range(void **state)
+{
+    (void)state;
+    test_wave t;
+    tw_init(&t);
+    gcn_inst in = tw_inst(GCN_OP_V_LOG_F32, GCN_FMT_VOP1, V(1), V(2), 0, 0);
+    for (int round = 0; round < 40; round++) {
+        for (int l = 0; l < 64; l++)
+            tw_v(&t, 2)[l] = (uint32_t)tw_rand(&seed) % 0x7f800000u;
+        if (round == 0) {
+            float sp[12] = {0.0f, -0.0f, -1.0f, NAN, INFINITY, -INFINITY,
+                            1.0f, 2.0f, 0x1p-149f, 0x1p127f, 0.5f,
+                            1.0f + 0x1p-23f};
+            for (int l = 0; l < 12; l++)
+                tw_v(&t, 2)[l] = tw_u(sp[l]);
+        }
+        assert_int_equal(tw_run(&t, &in), MGS_OK);
+        for (int l = 0; l < 64; l++) {
+            float x = tw_f(tw_v(&t, 2)[l]), got = tw_f(tw_v(&t, 1)[l]);
+            float want = (float)log2((double)x);
+            if (isnan(want) || isinf(want)) {
+                if (isnan(want))
+                    assert_true(isnan(got));
+                else
+                    assert_int_equal(tw_u(got), tw_u(want));
+                continue;
+            }
+            if (tw_ulp_f(got, want) > 1)
+                fail_msg("log2(%a) = %a, want %a", (double)x, (double)got,
+                         (double)want);
+        }
+        if (round == 0) {
+            assert_true(tw_f(tw_v(&t, 1)[6]) == 0.0f);      /* log2(1) */
+            assert_true(tw_f(tw_v(&t, 1)[8]) == -149.0f);   /* exact */
+        }
+    }
+}
+
 /* The f64 division sequence hipcc emits for gfx803 (see docs/valu.md):
 **   v_div_scale_f64 v[4:5], s[2:3], v[2:3], v[2:3], v[0:1]
 **   v_div_scale_f64 v[10:11], vcc, v[0:1], v[2:3], v[0:1]
@@ -898,6 +937,7 @@ int main(void)
         cmocka_unit_test(test_trig_preop),
         cmocka_unit_test(test_f16_ops),
         cmocka_unit_test(test_exp2_range),
+        cmocka_unit_test(test_log2_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,10 +127,10 @@ typedef struct tcp {
     sim_comp base;
     sim_port port;
     sim_port *cu_port;
-    cp_msg msgs[64];
+    cp_msg msgs[1024];
     uint32_t nmsgs, sent, done;
-    int status[64];
-    uint64_t done_cycle[64];
+    int status[1024];
+    uint64_t done_cycle[1024];
     uint64_t wf_insts;
 } tcp;
 
@@ -225,35 +225,45 @@ static void tb_hand_kernel(testbed *tb, const uint32_t *code, size_t nwords,
     assert_int_equal(gcn_emu_program_init(&tb->prog, k), MGS_OK);
 }
 
-/* Sets up the launch of tb->prog over a 1-D grid and queues one CU_MAP_WG
-** per work-group. */
-static void tb_launch(testbed *tb, uint32_t grid, uint32_t block,
-                      uint32_t lds, uint64_t kernarg_va, uint64_t dispatch_va)
+/* Sets up the launch of tb->prog over a 2-D grid and queues one CU_MAP_WG
+** per work-group (row-major order of work-group ids). */
+static void tb_launch2(testbed *tb, uint32_t gx, uint32_t gy, uint32_t bx,
+                       uint32_t by, uint32_t lds, uint64_t kernarg_va,
+                       uint64_t dispatch_va)
 {
     gpu_launch *l = &tb->launch;
     const gcn_kernel *k = tb->prog.kernel;
     memset(l, 0, sizeof *l);
     l->emu = (gcn_emu_launch){
-        .prog = &tb->prog, .grid = {grid, 1, 1}, .block = {block, 1, 1},
+        .prog = &tb->prog, .grid = {gx, gy, 1}, .block = {bx, by, 1},
         .lds_bytes = lds, .kernarg_va = kernarg_va,
         .dispatch_va = dispatch_va};
-    l->num_groups[0] = (grid + block - 1) / block;
-    l->num_groups[1] = l->num_groups[2] = 1;
-    l->total_groups = l->num_groups[0];
-    l->waves_per_group = (block + 63) / 64;
+    l->num_groups[0] = (gx + bx - 1) / bx;
+    l->num_groups[1] = (gy + by - 1) / by;
+    l->num_groups[2] = 1;
+    l->total_groups = (uint64_t)l->num_groups[0] * l->num_groups[1];
+    l->waves_per_group = (bx * by + 63) / 64;
     l->vgprs_per_wave = k->vgpr_count;
     l->sgprs_per_wave = k->sgpr_count ? k->sgpr_count : 16;
     l->lds_per_group = lds;
     l->code_va = TB_CODE_VA;
     tb->mem.code = tb->prog.code;
     tb->mem.code_size = tb->prog.code_size;
-    for (uint32_t g = 0; g < l->num_groups[0]; g++) {
+    for (uint32_t g = 0; g < l->total_groups; g++) {
+        assert_true(tb->cp.nmsgs < 1024);
         cp_msg *m = &tb->cp.msgs[tb->cp.nmsgs++];
         memset(m, 0, sizeof *m);
         m->launch = l;
-        m->wg_id[0] = g;
+        m->wg_id[0] = g % l->num_groups[0];
+        m->wg_id[1] = g / l->num_groups[0];
         m->wg_index = g;
     }
+}
+
+static void tb_launch(testbed *tb, uint32_t grid, uint32_t block,
+                      uint32_t lds, uint64_t kernarg_va, uint64_t dispatch_va)
+{
+    tb_launch2(tb, grid, 1, block, 1, lds, kernarg_va, dispatch_va);
 }
 
 /* Runs to completion; returns the engine's status. */

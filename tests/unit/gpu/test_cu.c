@@ -133,6 +133,50 @@ static void test_vecadd_results(void **state)
     run_vecadd(3000, 64, 5);   /* more work-groups than fit at once */
 }
 
+/* ---- mt.hsaco: LDS tile + s_barrier, 2-D work-groups of 4 waves ---- */
+
+static void test_transpose_lds_barrier(void **state)
+{
+    (void)state;
+    char path[512];
+    wl_kernel_path("mt.hsaco", path, sizeof path);
+    gcn_codeobj *co = NULL;
+    assert_int_equal(gcn_codeobj_load_file(path, &co), MGS_OK);
+    const gcn_kernel *k = gcn_codeobj_find(co, "mt");
+    assert_non_null(k);
+    cu_config cfg;
+    cu_config_default(&cfg);
+    testbed tb;
+    tb_init(&tb, &cfg, 30);
+    assert_int_equal(gcn_emu_program_init(&tb.prog, k), MGS_OK);
+    const uint32_t rows = 40, cols = 56; /* partial edge tiles */
+    const uint64_t kernarg = TB_MEM_BASE + 0x100;
+    const uint64_t in = TB_MEM_BASE + 0x1000, out = in + 0x4000;
+    uint8_t *ka = tb_ptr(&tb, kernarg);
+    memcpy(ka + 0, &in, 8);
+    memcpy(ka + 8, &out, 8);
+    memcpy(ka + 16, &rows, 4);
+    memcpy(ka + 20, &cols, 4);
+    memcpy(ka + 24, &rows, 4); /* ld_out */
+    uint32_t *src = (uint32_t *)tb_ptr(&tb, in);
+    uint32_t *dst = (uint32_t *)tb_ptr(&tb, out);
+    for (uint32_t i = 0; i < rows * cols; i++)
+        src[i] = 0xabc00000u + i;
+    tb_launch2(&tb, 64, 48, 16, 16, k->group_segment_size, kernarg, 0);
+    assert_int_equal(tb_run(&tb), MGS_OK);
+    assert_int_equal(tb.cp.done, 12);
+    for (uint32_t g = 0; g < 12; g++)
+        assert_int_equal(tb.cp.status[g], MGS_OK);
+    for (uint32_t y = 0; y < rows; y++)
+        for (uint32_t x = 0; x < cols; x++)
+            assert_int_equal(dst[x * rows + y], src[y * cols + x]);
+    /* Waves whose lanes are all outside the matrix skip a DS op. */
+    assert_true(stat_of(&tb, "lds_insts") >= 12 * 4);
+    assert_true(stat_of(&tb, "stall_barrier") > 0);
+    tb_fini(&tb);
+    gcn_codeobj_free(co);
+}
+
 /* ---- ALU chain: 4 cycles per dependent VALU instruction ---- */
 
 static uint64_t run_chain(uint32_t k, uint32_t waves)
@@ -171,6 +215,9 @@ static void test_alu_chain_4_cycles_each(void **state)
     assert_true(t4 <= t1 + 8);
     /* Eight waves share the SIMDs two by two: twice the time. */
     uint64_t t8 = run_chain(k, 8);
+    print_message("ALU chain of %u: 1 wave %llu cycles, 4 waves %llu, "
+                  "8 waves %llu\n", k, (unsigned long long)t1,
+                  (unsigned long long)t4, (unsigned long long)t8);
     assert_true(t8 >= 2 * 4 * k);
     assert_true(t8 <= 2 * (4 * k + 4 * k / 50 + 40));
 }
@@ -221,6 +268,9 @@ static void test_waitcnt_waits_for_memory(void **state)
     /* Without s_waitcnt the store issues right behind the load and the
     ** load's value arrives only after the store read v2 (still 0). */
     uint64_t n100 = run_load_store(100, false, &v);
+    print_message("store written at cycle %llu (latency 100), %llu (300), "
+                  "%llu (100, no s_waitcnt)\n", (unsigned long long)w100,
+                  (unsigned long long)w300, (unsigned long long)n100);
     assert_int_equal(v, 0);
     assert_true(n100 + 90 < w100);
 }
@@ -375,6 +425,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vecadd_results),
+        cmocka_unit_test(test_transpose_lds_barrier),
         cmocka_unit_test(test_alu_chain_4_cycles_each),
         cmocka_unit_test(test_waitcnt_waits_for_memory),
         cmocka_unit_test(test_barrier_synchronises_waves),

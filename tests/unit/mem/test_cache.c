@@ -141,7 +141,7 @@ static void test_read_latency_exact(void **state)
     one_run(o);
     mem_msg *hit = rd(o, 0x104, 4, 100000);
     one_run(o);
-    mgs_time t_miss, t_hit;
+    mgs_time t_miss = 0, t_hit = 0;
     mem_msg *a = probe_answer(&o->p, miss, &t_miss);
     mem_msg *b = probe_answer(&o->p, hit, &t_hit);
     assert_non_null(a);
@@ -189,7 +189,7 @@ static void test_mshr_merge(void **state)
     assert_int_equal(o->c->read_hits->value, 0);
     mgs_time prev = 0;
     for (int i = 0; i < 3; i++) {
-        mgs_time t;
+        mgs_time t = 0;
         mem_msg *a = probe_answer(&o->p, r[i], &t);
         assert_non_null(a);
         assert_bytes(a->data, 0x200 + 8 * (uint64_t)i, 8, o->bytes);
@@ -239,7 +239,7 @@ static void test_write_around(void **state)
     one *o = one_new(&cfg);
     mem_msg *w = wr(o, 0x300, 8, 0xab, 0);
     one_run(o);
-    mgs_time t;
+    mgs_time t = 0;
     assert_non_null(probe_answer(&o->p, w, &t));
     /* fetch-free path: taken 3000, sent 5000, mem answers 18000, ack
     ** arrives 20000, taken 21000, answered 26000, arrives 28000 */
@@ -318,7 +318,7 @@ static void test_write_back_evict_and_flush(void **state)
     memcpy(orig, o->bytes + 0x1000, 64);
     mem_msg *w = wr(o, 0x1000, 64, 0x5a, 0);  /* full line: no fetch */
     one_run(o);
-    mgs_time t;
+    mgs_time t = 0;
     assert_non_null(probe_answer(&o->p, w, &t));
     /* 72 bytes take 2 cycles + 1: arrives 3000, taken 4000, answered
     ** after hit_latency at 9000, ack arrives 11000: a hit's timing */
@@ -373,7 +373,7 @@ static void test_invalidate(void **state)
     /* the invalidate arrives while the miss is in flight */
     mem_msg *inv = ctl(o, MEM_INVALIDATE, 0, eng_now(o->eng) + 3000);
     one_run(o);
-    mgs_time t_miss, t_inv;
+    mgs_time t_miss = 0, t_inv = 0;
     assert_non_null(probe_answer(&o->p, miss, &t_miss));
     assert_non_null(probe_answer(&o->ctl, inv, &t_inv));
     assert_true(t_inv > t_miss - 3000);  /* answered after the fill */
@@ -516,7 +516,7 @@ static void test_requests_per_cycle(void **state)
     for (int i = 0; i < 4; i++)
         r[i] = rd(o, 0xb00 + 4 * (uint64_t)i, 4, t0);
     one_run(o);
-    mgs_time t[4];
+    mgs_time t[4] = {0};
     for (int i = 0; i < 4; i++)
         assert_non_null(probe_answer(&o->p, r[i], &t[i]));
     /* one link cycle apart (the lane serialises), not hit_latency apart */

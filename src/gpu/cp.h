@@ -1,0 +1,79 @@
+/*
+** Command processor (CP) of one GPU: takes kernel launches from the
+** driver, prepares the caches, hands work-groups to the CUs through its
+** dispatcher (gpu/dispatcher.h) and reports completion.
+**
+** One launch at a time (launches are synchronous in the runtime):
+**
+**   IDLE --CP_LAUNCH on driver--> INVALIDATE: MEM_INVALIDATE to every L1
+**        (V, S, I) and every TLB registered with cp_add_l1 / cp_add_tlb,
+**        one message each on the ctrl port (counted), wait for all
+**        MEM_CTRL_RSP (kernel launch = acquire)
+**   --> DISPATCH: up to cfg.wgs_per_cycle CU_MAP_WG per cycle, linear
+**        work-group order (x fastest), to the CU the dispatcher picks;
+**        CU_WG_DONE releases the resources in the dispatcher's table.
+**        After a work-group fails (status != MGS_OK) nothing new is mapped;
+**        the ones in flight drain.
+**   --> FLUSH: MEM_FLUSH | MEM_F_INVALIDATE to every L2 bank (cp_add_l2):
+**        dirty lines are written back so the backing store holds the
+**        results the host reads, and L2 is empty for the next kernel
+**        (kernel end = release)
+**   --> CP_LAUNCH_DONE back to the driver (the driver's own message, with
+**        status, wg_index = work-groups completed, wf_insts), then IDLE.
+**
+** Ports: driver (CP_LAUNCH in / CP_LAUNCH_DONE out), cu (CU_MAP_WG out,
+** CU_WG_DONE in), ctrl (cache/TLB control out, MEM_CTRL_RSP in). The CP
+** owns the CU_MAP_WG messages (a fixed table, one record per work-group
+** that can be resident: no allocation while running) and the control
+** requests (from the mem_pool); the driver owns its CP_LAUNCH message.
+**
+** Statistics (component name): kernels, workgroups, wf_insts,
+** invalidations, flushes, kernel_time (ps, summed over kernels),
+** dispatch_stalls (cycles with a work-group waiting and no CU with room).
+*/
+#ifndef MGS_GPU_CP_H
+#define MGS_GPU_CP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gpu/cpmsg.h"
+#include "gpu/cu.h"
+#include "mem/memmsg.h"
+#include "sim/comp.h"
+#include "sim/stats.h"
+
+typedef struct cp_config {
+    mgs_time period;          /* clock, ps (1 GHz: seed 002 Table 5.1) */
+    uint32_t wgs_per_cycle;   /* work-groups mapped per cycle (assumed 1:
+                                 MGPUSim's dispatcher maps one per cycle) */
+    uint32_t port_buffer;     /* incoming buffer of each port (assumed 64) */
+} cp_config;
+
+void cp_config_default(cp_config *c);
+int cp_config_validate(const cp_config *c);
+
+typedef struct cp cp;
+
+/* A CP for ncus CUs configured as cu_cfg (its resource table follows
+** them). pool supplies control requests; stats may be NULL. */
+cp *cp_new(sim_engine *eng, const char *name, const cp_config *cfg,
+           uint32_t ncus, const cu_config *cu_cfg, mem_pool *pool,
+           stat_registry *stats);
+void cp_free(cp *c);
+
+sim_port *cp_driver(cp *c);
+sim_port *cp_cu(cp *c);
+sim_port *cp_ctrl(cp *c);
+
+/* Wiring (before simulating). cu_ctrl ports are indexed 0..ncus-1. */
+void cp_set_cu_port(cp *c, uint32_t cu_index, sim_port *cu_ctrl);
+void cp_add_l1(cp *c, sim_port *ctrl);   /* invalidated at launch */
+void cp_add_tlb(cp *c, sim_port *ctrl);  /* shot down at launch */
+void cp_add_l2(cp *c, sim_port *ctrl);   /* flushed at kernel end */
+
+/* Launches completed, and whether a launch is in progress. */
+uint64_t cp_kernels_done(const cp *c);
+bool cp_busy(const cp *c);
+
+#endif

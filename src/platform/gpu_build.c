@@ -1,0 +1,422 @@
+/*
+** GPU builder (gpu_build.h): creates the components of one GPU, plugs
+** their ports into connections and sets the routes. Every parameter comes
+** from gpu_build_config; docs/timing.md lists them with their sources.
+*/
+#include "platform/gpu_build.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "mgsim/errors.h"
+#include "util/xmalloc.h"
+
+/* Per shader array: the scalar and instruction paths it shares. */
+typedef struct gpu_sa {
+    sim_conn *net;
+    xlat *xs, *xi;
+    tlb *ts, *ti;
+    cache *l1s, *l1i;
+} gpu_sa;
+
+/* Per CU: the CU and its vector path. */
+typedef struct gpu_cu {
+    cu *cu;
+    xlat *xv;
+    tlb *tv;
+    cache *l1v;
+} gpu_cu;
+
+struct gpu_build {
+    gpu_build_config cfg;
+    sim_engine *eng;
+    cp *cp;
+    gpu_cu *cus;
+    gpu_sa *sas;
+    uint32_t nsas;
+    cache **l2;
+    dram **dram;
+    tlb **l2tlb;
+    mmu *mmu;
+    sim_port **l2_tops;       /* route candidates (borrowed by routes) */
+    sim_port **l2tlb_tops;
+    sim_conn *driver_link, *dispatch_net, *ctrl_net, *xbar, *mem_net,
+        *tlb_net;
+};
+
+void gpu_build_config_default(gpu_build_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->gpu = 0;
+    c->period = 1000;               /* Table 5.1: 1 GHz */
+    c->num_cus = 64;                /* Table 5.1 */
+    c->cus_per_sa = 4;              /* Table 5.1: 16 L1I/L1S per 64 CUs */
+    c->l2_banks = 8;                /* Table 5.1 */
+    c->l2_tlbs = 8;                 /* Table 5.1 */
+    c->l2_interleave = 4096;        /* MGPUSim 2020: 4 KB bank interleave */
+    c->xbar_latency_cycles = 1;     /* Table 5.1 single-stage XBar */
+    c->mem_bytes = 4ull << 30;      /* Table 5.1: 8 x 512 MB */
+    c->phys_base = 0;
+    cp_config_default(&c->cp);
+    cu_config_default(&c->cu);
+
+    cache_config_default(&c->l1v);  /* 16 KB 4-way 64 B (Table 5.1) */
+    c->l1v.hit_latency = 20;        /* MGPUSim main: L1V bank latency 20 */
+    c->l1v.mshr_entries = 16;       /* MGPUSim 2020: 16 MSHRs */
+    c->l1v.write_policy = CACHE_WRITE_AROUND; /* MGPUSim L1V: write-around */
+
+    cache_config_default(&c->l1s);
+    c->l1s.size = 16 * 1024;        /* Table 5.1: 16 KB 4-way */
+    c->l1s.hit_latency = 1;         /* MGPUSim: bank latency 1 */
+    c->l1s.write_policy = CACHE_WRITE_THROUGH;
+    cache_config_default(&c->l1i);
+    c->l1i.size = 32 * 1024;        /* Table 5.1: 32 KB 4-way */
+    c->l1i.hit_latency = 1;         /* MGPUSim: bank latency 1 */
+    c->l1i.write_policy = CACHE_WRITE_THROUGH;
+
+    cache_config_default(&c->l2);
+    c->l2.size = 256 * 1024;        /* Table 5.1: 256 KB 16-way */
+    c->l2.ways = 16;
+    c->l2.hit_latency = 10;         /* Akita write-back default bank latency */
+    c->l2.mshr_entries = 64;        /* MGPUSim: 64 MSHRs per bank */
+    c->l2.max_inflight_below = 64;
+    c->l2.top_buffer = 16;          /* assumed */
+    c->l2.requests_per_cycle = 1;   /* assumed: one 64 B access per cycle */
+    c->l2.write_policy = CACHE_WRITE_BACK; /* seed 002 §5.2.3 */
+    c->l2.glc_bypass = false;
+    c->l2.atomics_here = true;      /* GCN: atomics performed at L2 */
+
+    tlb_config_default(&c->l1_tlb); /* Table 5.1: 1 set, 32-way */
+    tlb_config_default(&c->l2_tlb);
+    c->l2_tlb.sets = 32;            /* Table 5.1: 32 sets, 32-way */
+    c->l2_tlb.ways = 32;
+    c->l2_tlb.mshr_entries = 64;    /* MGPUSim: 64 MSHRs */
+    c->l2_tlb.top_buffer = 16;
+    xlat_config_default(&c->xlat);
+    mmu_config_default(&c->mmu);
+    dram_config_default(&c->dram);
+
+    conn_config_default(&c->sa_net);   /* 1 cycle, 64 B/cycle */
+    c->sa_net.lane_capacity = 8;
+    c->xbar = c->sa_net;               /* single-stage crossbar, 1 cycle */
+    c->mem_net = c->sa_net;
+    c->tlb_net = c->sa_net;
+    c->ctrl_net = c->sa_net;
+}
+
+void gpu_build_config_from(gpu_build_config *c, const mgs_config *k)
+{
+    c->period = mgs_period_from_hz(k->gpu_freq);
+    c->num_cus = (uint32_t)k->gpu_num_cus;
+    c->cus_per_sa = (uint32_t)k->gpu_cus_per_sa;
+    c->cu.num_simds = (uint32_t)k->gpu_simds_per_cu;
+    c->cu.wf_slots_per_simd = (uint32_t)k->gpu_wf_slots_per_simd;
+    uint32_t line = (uint32_t)k->gpu_cache_line;
+    c->l1v.line = c->l1s.line = c->l1i.line = c->l2.line = line;
+    c->l1v.size = k->gpu_l1v_size;
+    c->l1v.ways = (uint32_t)k->gpu_l1v_ways;
+    c->l1s.size = k->gpu_l1s_size;
+    c->l1s.ways = (uint32_t)k->gpu_l1s_ways;
+    c->l1i.size = k->gpu_l1i_size;
+    c->l1i.ways = (uint32_t)k->gpu_l1i_ways;
+    c->l2_banks = (uint32_t)k->gpu_l2_banks;
+    c->l2.size = k->gpu_l2_size;
+    c->l2.ways = (uint32_t)k->gpu_l2_ways;
+    c->l1_tlb.sets = 1;
+    c->l1_tlb.ways = (uint32_t)k->gpu_l1_tlb_ways;
+    c->l2_tlb.sets = (uint32_t)k->gpu_l2_tlb_sets;
+    c->l2_tlb.ways = (uint32_t)k->gpu_l2_tlb_ways;
+    uint32_t page = (uint32_t)k->gpu_page_size;
+    c->l1_tlb.page_bytes = c->l2_tlb.page_bytes = page;
+    c->xlat.page_bytes = c->mmu.page_bytes = page;
+    c->mem_bytes = k->platform_mem_per_gpu;
+    c->l1v.hit_latency = (uint32_t)k->l1v_latency;
+    c->l1v.mshr_entries = (uint32_t)k->l1v_mshrs;
+    c->l1s.hit_latency = (uint32_t)k->l1s_latency;
+    c->l1i.hit_latency = (uint32_t)k->l1i_latency;
+    c->l2.hit_latency = (uint32_t)k->l2_latency;
+    c->l2.mshr_entries = (uint32_t)k->l2_mshrs;
+    c->l2.max_inflight_below = (uint32_t)k->l2_mshrs;
+    c->l2_interleave = k->l2_interleave;
+    c->l2.write_policy = strcmp(k->l2_write_policy, "writethrough")
+                             ? CACHE_WRITE_BACK : CACHE_WRITE_THROUGH;
+    c->l1_tlb.hit_latency = (uint32_t)k->tlb_l1_latency;
+    c->l2_tlb.hit_latency = (uint32_t)k->tlb_l2_latency;
+    c->l2_tlbs = (uint32_t)k->tlb_l2_count;
+    c->mmu.walk_latency = (uint32_t)k->tlb_walk_latency;
+    c->mmu.max_walks = (uint32_t)k->tlb_max_walks;
+    c->dram.period = mgs_period_from_hz(k->dram_freq);
+    c->dram.bytes_per_cycle = (uint32_t)k->dram_bus_bytes;
+    c->dram.tCL = (uint32_t)k->dram_tcl;
+    c->dram.tRCD = (uint32_t)k->dram_trcd;
+    c->dram.tRP = (uint32_t)k->dram_trp;
+    c->dram.tRAS = (uint32_t)k->dram_tras;
+    c->dram.ctrl_latency = (uint32_t)k->dram_ctrl_latency;
+    c->dram.banks = (uint32_t)k->dram_banks;
+    c->xbar_latency_cycles = (uint32_t)k->xbar_latency;
+    c->xbar.bytes_per_cycle = (uint32_t)k->xbar_bytes_per_cycle;
+    c->cp.wgs_per_cycle = (uint32_t)k->cp_wgs_per_cycle;
+}
+
+static void set_periods(gpu_build_config *c)
+{
+    mgs_time p = c->period;
+    c->cp.period = c->cu.period = p;
+    c->l1v.period = c->l1s.period = c->l1i.period = c->l2.period = p;
+    c->l1_tlb.period = c->l2_tlb.period = c->xlat.period = p;
+    c->mmu.period = p;
+    c->sa_net.period = c->xbar.period = c->mem_net.period = p;
+    c->tlb_net.period = c->ctrl_net.period = p;
+    c->sa_net.latency = c->mem_net.latency = p;
+    c->xbar.latency = (mgs_time)c->xbar_latency_cycles * p;
+    c->tlb_net.latency = c->ctrl_net.latency = p;
+    c->cu.gpu = c->gpu;
+    c->dram.channels = c->l2_banks;
+    c->dram.interleave = c->l2_interleave;
+    c->dram.base = c->phys_base;
+}
+
+int gpu_build_config_validate(const gpu_build_config *c0)
+{
+    gpu_build_config c = *c0;
+    set_periods(&c);
+    if (!c.num_cus || !c.cus_per_sa || c.num_cus % c.cus_per_sa)
+        return mgs_error_set(MGS_ECONFIG, "gpu.num_cus (%u) must be a "
+                             "multiple of gpu.cus_per_sa (%u)", c.num_cus,
+                             c.cus_per_sa);
+    if (!c.l2_banks || !c.l2_tlbs)
+        return mgs_error_set(MGS_ECONFIG, "gpu.l2_banks must be >= 1");
+    if (!c.l2_interleave || (c.l2_interleave & (c.l2_interleave - 1)) ||
+        c.l2_interleave < c.l2.line)
+        return mgs_error_set(MGS_ECONFIG, "L2 interleave (%llu) must be a "
+                             "power of two >= the cache line",
+                             (unsigned long long)c.l2_interleave);
+    if (c.mem_bytes / c.l2_banks < c.l2_interleave)
+        return mgs_error_set(MGS_ECONFIG, "memory per GPU too small for %u "
+                             "DRAM channels", c.l2_banks);
+    int rc;
+    if ((rc = cp_config_validate(&c.cp)) || (rc = cu_config_validate(&c.cu)))
+        return rc;
+    const cache_config *caches[] = {&c.l1v, &c.l1s, &c.l1i, &c.l2};
+    for (size_t i = 0; i < 4; i++)
+        if ((rc = cache_config_validate(caches[i])))
+            return rc;
+    if ((rc = tlb_config_validate(&c.l1_tlb)) ||
+        (rc = tlb_config_validate(&c.l2_tlb)) ||
+        (rc = xlat_config_validate(&c.xlat)) ||
+        (rc = mmu_config_validate(&c.mmu)) ||
+        (rc = dram_config_validate(&c.dram)))
+        return rc;
+    const sim_conn_config *conns[] = {&c.sa_net, &c.xbar, &c.mem_net,
+                                      &c.tlb_net, &c.ctrl_net};
+    for (size_t i = 0; i < 5; i++)
+        if ((rc = conn_config_validate(conns[i])))
+            return rc;
+    return MGS_OK;
+}
+
+/* snprintf into a static-size name buffer. */
+#define NAME(buf, ...) snprintf(buf, sizeof buf, __VA_ARGS__)
+
+gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
+                         mem_pool *pool, stat_registry *st,
+                         const mem_backing *backing, const mem_pagetable *pt)
+{
+    gpu_build *g = MGS_NEW(gpu_build);
+    g->cfg = *cfg0;
+    set_periods(&g->cfg);
+    const gpu_build_config *c = &g->cfg;
+    g->eng = eng;
+    int gi = c->gpu;
+    char n[128];
+
+    NAME(n, "GPU[%d].DriverLink", gi);
+    g->driver_link = conn_new(eng, n, &c->ctrl_net, st);
+    NAME(n, "GPU[%d].DispatchNet", gi);
+    g->dispatch_net = conn_new(eng, n, &c->ctrl_net, st);
+    NAME(n, "GPU[%d].CtrlNet", gi);
+    g->ctrl_net = conn_new(eng, n, &c->ctrl_net, st);
+    NAME(n, "GPU[%d].XBar", gi);
+    g->xbar = conn_new(eng, n, &c->xbar, st);
+    NAME(n, "GPU[%d].MemNet", gi);
+    g->mem_net = conn_new(eng, n, &c->mem_net, st);
+    NAME(n, "GPU[%d].TLBNet", gi);
+    g->tlb_net = conn_new(eng, n, &c->tlb_net, st);
+
+    NAME(n, "GPU[%d].CP", gi);
+    g->cp = cp_new(eng, n, &c->cp, c->num_cus, &c->cu, pool, st);
+    conn_plug(g->driver_link, cp_driver(g->cp));
+    conn_plug(g->dispatch_net, cp_cu(g->cp));
+    conn_plug(g->ctrl_net, cp_ctrl(g->cp));
+
+    /* Memory side first: L2 banks, DRAM channels, L2 TLBs, MMU. */
+    g->l2 = mgs_xcalloc(c->l2_banks, sizeof *g->l2);
+    g->dram = mgs_xcalloc(c->l2_banks, sizeof *g->dram);
+    g->l2_tops = mgs_xcalloc(c->l2_banks, sizeof *g->l2_tops);
+    for (uint32_t b = 0; b < c->l2_banks; b++) {
+        NAME(n, "GPU[%d].L2[%u]", gi, b);
+        g->l2[b] = cache_new(eng, n, &c->l2, pool, st);
+        NAME(n, "GPU[%d].DRAM[%u]", gi, b);
+        g->dram[b] = dram_new(eng, n, &c->dram, pool, st, backing);
+        g->l2_tops[b] = cache_top(g->l2[b]);
+        conn_plug(g->xbar, cache_top(g->l2[b]));
+        conn_plug(g->mem_net, cache_bottom(g->l2[b]));
+        conn_plug(g->mem_net, dram_top(g->dram[b]));
+        conn_plug(g->ctrl_net, cache_ctrl(g->l2[b]));
+        cp_add_l2(g->cp, cache_ctrl(g->l2[b]));
+        mem_route r;
+        mem_route_single(&r, dram_top(g->dram[b]));
+        cache_set_route(g->l2[b], &r);
+    }
+    NAME(n, "GPU[%d].MMU", gi);
+    g->mmu = mmu_new(eng, n, &c->mmu, pool, st, pt);
+    conn_plug(g->tlb_net, mmu_top(g->mmu));
+    g->l2tlb = mgs_xcalloc(c->l2_tlbs, sizeof *g->l2tlb);
+    g->l2tlb_tops = mgs_xcalloc(c->l2_tlbs, sizeof *g->l2tlb_tops);
+    mem_route to_mmu;
+    mem_route_single(&to_mmu, mmu_top(g->mmu));
+    for (uint32_t t = 0; t < c->l2_tlbs; t++) {
+        NAME(n, "GPU[%d].L2TLB[%u]", gi, t);
+        g->l2tlb[t] = tlb_new(eng, n, &c->l2_tlb, pool, st);
+        g->l2tlb_tops[t] = tlb_top(g->l2tlb[t]);
+        conn_plug(g->tlb_net, tlb_top(g->l2tlb[t]));
+        conn_plug(g->tlb_net, tlb_bottom(g->l2tlb[t]));
+        conn_plug(g->ctrl_net, tlb_ctrl(g->l2tlb[t]));
+        cp_add_tlb(g->cp, tlb_ctrl(g->l2tlb[t]));
+        tlb_set_route(g->l2tlb[t], &to_mmu);
+    }
+    mem_route to_l2, to_l2tlb;
+    mem_route_interleaved(&to_l2, g->l2_tops, c->l2_banks,
+                          (uint32_t)c->l2_interleave);
+    mem_route_interleaved(&to_l2tlb, g->l2tlb_tops, c->l2_tlbs,
+                          c->l2_tlb.page_bytes);
+
+    /* An L1 of any kind: translator + L1 TLB + cache, wired in an SA. */
+    g->nsas = c->num_cus / c->cus_per_sa;
+    g->sas = mgs_xcalloc(g->nsas, sizeof *g->sas);
+    g->cus = mgs_xcalloc(c->num_cus, sizeof *g->cus);
+#define L1_PATH(X, T, L, CCFG, what)                                        \
+    do {                                                                    \
+        NAME(n, "GPU[%d].SA[%u].X%s", gi, s, what);                         \
+        X = xlat_new(eng, n, &c->xlat, pool, st);                           \
+        NAME(n, "GPU[%d].SA[%u].TLB%s", gi, s, what);                       \
+        T = tlb_new(eng, n, &c->l1_tlb, pool, st);                          \
+        NAME(n, "GPU[%d].SA[%u].%s", gi, s, what + 0);                      \
+        L = cache_new(eng, n, CCFG, pool, st);                              \
+        conn_plug(sa->net, xlat_top(X));                                    \
+        conn_plug(sa->net, xlat_tlb(X));                                    \
+        conn_plug(sa->net, xlat_bottom(X));                                 \
+        conn_plug(sa->net, tlb_top(T));                                     \
+        conn_plug(g->tlb_net, tlb_bottom(T));                               \
+        conn_plug(sa->net, cache_top(L));                                   \
+        conn_plug(g->xbar, cache_bottom(L));                                \
+        conn_plug(g->ctrl_net, cache_ctrl(L));                              \
+        conn_plug(g->ctrl_net, tlb_ctrl(T));                                \
+        cp_add_l1(g->cp, cache_ctrl(L));                                    \
+        cp_add_tlb(g->cp, tlb_ctrl(T));                                     \
+        mem_route r1;                                                       \
+        mem_route_single(&r1, tlb_top(T));                                  \
+        xlat_set_tlb_route(X, &r1);                                         \
+        mem_route_single(&r1, cache_top(L));                                \
+        xlat_set_route(X, &r1);                                             \
+        tlb_set_route(T, &to_l2tlb);                                        \
+        cache_set_route(L, &to_l2);                                         \
+    } while (0)
+
+    for (uint32_t s = 0; s < g->nsas; s++) {
+        gpu_sa *sa = &g->sas[s];
+        NAME(n, "GPU[%d].SA[%u].Net", gi, s);
+        sa->net = conn_new(eng, n, &c->sa_net, st);
+        L1_PATH(sa->xs, sa->ts, sa->l1s, &c->l1s, "L1S");
+        L1_PATH(sa->xi, sa->ti, sa->l1i, &c->l1i, "L1I");
+        mem_route to_s, to_i;
+        mem_route_single(&to_s, xlat_top(sa->xs));
+        mem_route_single(&to_i, xlat_top(sa->xi));
+        for (uint32_t k = 0; k < c->cus_per_sa; k++) {
+            uint32_t ci = s * c->cus_per_sa + k;
+            gpu_cu *u = &g->cus[ci];
+            char what[32];
+            NAME(what, "L1V[%u]", k);
+            L1_PATH(u->xv, u->tv, u->l1v, &c->l1v, what);
+            NAME(n, "GPU[%d].SA[%u].CU[%u]", gi, s, k);
+            u->cu = cu_new(eng, n, &c->cu, pool, st);
+            conn_plug(sa->net, cu_vmem(u->cu));
+            conn_plug(sa->net, cu_smem(u->cu));
+            conn_plug(sa->net, cu_inst(u->cu));
+            conn_plug(g->dispatch_net, cu_ctrl(u->cu));
+            cp_set_cu_port(g->cp, ci, cu_ctrl(u->cu));
+            mem_route to_v;
+            mem_route_single(&to_v, xlat_top(u->xv));
+            cu_set_vmem_route(u->cu, &to_v);
+            cu_set_smem_route(u->cu, &to_s);
+            cu_set_inst_route(u->cu, &to_i);
+        }
+    }
+#undef L1_PATH
+    return g;
+}
+
+void gpu_build_free(gpu_build *g)
+{
+    if (!g)
+        return;
+    const gpu_build_config *c = &g->cfg;
+    for (uint32_t i = 0; i < c->num_cus; i++) {
+        cu_free(g->cus[i].cu);
+        xlat_free(g->cus[i].xv);
+        tlb_free(g->cus[i].tv);
+        cache_free(g->cus[i].l1v);
+    }
+    for (uint32_t s = 0; s < g->nsas; s++) {
+        gpu_sa *sa = &g->sas[s];
+        xlat_free(sa->xs);
+        xlat_free(sa->xi);
+        tlb_free(sa->ts);
+        tlb_free(sa->ti);
+        cache_free(sa->l1s);
+        cache_free(sa->l1i);
+        conn_free(sa->net);
+    }
+    for (uint32_t b = 0; b < c->l2_banks; b++) {
+        cache_free(g->l2[b]);
+        dram_free(g->dram[b]);
+    }
+    for (uint32_t t = 0; t < c->l2_tlbs; t++)
+        tlb_free(g->l2tlb[t]);
+    mmu_free(g->mmu);
+    cp_free(g->cp);
+    sim_conn *conns[] = {g->driver_link, g->dispatch_net, g->ctrl_net,
+                         g->xbar, g->mem_net, g->tlb_net};
+    for (size_t i = 0; i < 6; i++)
+        conn_free(conns[i]);
+    free(g->cus);
+    free(g->sas);
+    free(g->l2);
+    free(g->dram);
+    free(g->l2tlb);
+    free(g->l2_tops);
+    free(g->l2tlb_tops);
+    free(g);
+}
+
+void gpu_build_plug_driver(gpu_build *g, sim_port *driver_port)
+{
+    conn_plug(g->driver_link, driver_port);
+}
+
+sim_port *gpu_build_cp_port(gpu_build *g) { return cp_driver(g->cp); }
+cp *gpu_build_cp(gpu_build *g) { return g->cp; }
+const gpu_build_config *gpu_build_get_config(const gpu_build *g)
+{
+    return &g->cfg;
+}
+
+uint64_t gpu_build_wf_insts(const gpu_build *g)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < g->cfg.num_cus; i++)
+        n += cu_wf_insts(g->cus[i].cu);
+    return n;
+}

@@ -1,0 +1,97 @@
+/*
+** GPU builder: assembles one R9-Nano-style GCN3 GPU (seed 002 §5.2.3,
+** Figure 5.1, Table 5.1) from plain configuration data. docs/timing.md has
+** the diagram; in short, for GPU g:
+**
+**   driver port --DriverLink-- CP --Dispatch-- CU[0..n) ctrl
+**                              CP --CtrlNet--- every L1 / TLB / L2 ctrl
+**   per shader array s (cus_per_sa CUs), all on connection SA[s].Net:
+**     CU.vmem -> XL1V[c] (address translator) -> L1V[c]   (per CU)
+**                XL1V[c].tlb -> TLB1V[c]
+**     CU.smem -> XL1S -> L1S,  XL1S.tlb -> TLB1S           (per SA)
+**     CU.inst -> XL1I -> L1I,  XL1I.tlb -> TLB1I           (per SA)
+**   L1V/L1S/L1I bottom --XBar (single-stage crossbar)--> L2[b] top,
+**     bank b = (paddr / l2_interleave) % l2_banks
+**   L1 TLB bottom --TLBNet--> L2TLB[t] (t = page % l2_tlbs) --> MMU
+**   L2[b] bottom --MemNet--> DRAM[b] (one channel per L2 bank)
+**
+** The builder only creates, names and wires components; it never reaches
+** into them afterwards. Components are named GPU[g].CP, GPU[g].SA[s].CU[c],
+** GPU[g].SA[s].L1V[c], GPU[g].SA[s].L1S, GPU[g].L2[b], GPU[g].DRAM[b], ...
+** and register their statistics in the registry given to gpu_build_new.
+**
+** Ownership: gpu_build owns every component, connection and the message
+** pool it creates; the engine, the backing store and the page table are
+** borrowed and must outlive it.
+*/
+#ifndef MGS_PLATFORM_GPU_BUILD_H
+#define MGS_PLATFORM_GPU_BUILD_H
+
+#include <stdint.h>
+
+#include "gpu/cp.h"
+#include "gpu/cu.h"
+#include "mem/backing.h"
+#include "mem/cache.h"
+#include "mem/dram.h"
+#include "mem/tlb.h"
+#include "sim/conn.h"
+#include "sim/engine.h"
+#include "sim/stats.h"
+
+struct mgs_config;
+
+typedef struct gpu_build_config {
+    int gpu;                  /* index (names, request stamps) */
+    mgs_time period;          /* GPU clock, ps */
+    uint32_t num_cus;         /* 64 (Table 5.1) */
+    uint32_t cus_per_sa;      /* 4 (Table 5.1: 16 L1I/L1S for 64 CUs) */
+    uint32_t l2_banks;        /* 8 (Table 5.1); also DRAM channels */
+    uint32_t l2_tlbs;         /* 8 (Table 5.1) */
+    uint64_t l2_interleave;   /* bytes per L2 bank / DRAM channel unit */
+    uint64_t mem_bytes;       /* physical memory of this GPU */
+    uint64_t phys_base;       /* first physical address of this GPU */
+    cp_config cp;
+    cu_config cu;
+    cache_config l1v, l1s, l1i, l2;
+    tlb_config l1_tlb, l2_tlb;
+    xlat_config xlat;
+    mmu_config mmu;
+    dram_config dram;
+    sim_conn_config sa_net;   /* CU <-> translators <-> L1s, per SA */
+    sim_conn_config xbar;     /* L1s <-> L2 banks */
+    uint32_t xbar_latency_cycles; /* crossbar latency (xbar.latency is
+                                     derived from it and the clock) */
+    sim_conn_config mem_net;  /* L2 banks <-> DRAM channels */
+    sim_conn_config tlb_net;  /* L1 TLBs <-> L2 TLBs <-> MMU */
+    sim_conn_config ctrl_net; /* CP <-> CUs, CP <-> cache/TLB ctrl */
+} gpu_build_config;
+
+/* The R9 Nano of Table 5.1 with the assumed values documented in
+** configs/r9nano.ini and docs/timing.md. */
+void gpu_build_config_default(gpu_build_config *c);
+/* Overrides the defaults with the keys of an effective configuration
+** ([gpu], [platform] sections). */
+void gpu_build_config_from(gpu_build_config *c, const struct mgs_config *cfg);
+/* MGS_OK, or MGS_ECONFIG naming the first bad value. */
+int gpu_build_config_validate(const gpu_build_config *c);
+
+typedef struct gpu_build gpu_build;
+
+/* Builds the GPU into eng. pool: memory messages (shared by the whole
+** simulation). stats may be NULL. backing and pt are borrowed. The config
+** must validate. */
+gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg,
+                         mem_pool *pool, stat_registry *stats,
+                         const mem_backing *backing, const mem_pagetable *pt);
+void gpu_build_free(gpu_build *g);
+
+/* Plugs the driver's port into the link to the CP. */
+void gpu_build_plug_driver(gpu_build *g, sim_port *driver_port);
+sim_port *gpu_build_cp_port(gpu_build *g);
+cp *gpu_build_cp(gpu_build *g);
+const gpu_build_config *gpu_build_get_config(const gpu_build *g);
+/* Wavefront instructions issued by all CUs so far. */
+uint64_t gpu_build_wf_insts(const gpu_build *g);
+
+#endif
