@@ -774,6 +774,19 @@ static bool vop_has_mods(const gcn_inst *in)
     return gcn_op_table[in->op].flags & GCN_F_FLOAT;
 }
 
+/* A constant in a register-only slot, with the slot's modifiers, as LLVM
+** prints it (the placeholder counts as an immediate: neg() form). */
+static void put_invalid_mod(text *t, const gcn_inst *in, unsigned i)
+{
+    bool neg = (in->neg >> i) & 1, abs = (in->abs >> i) & 1;
+    if (neg && !abs) {
+        put(t, "neg(/*invalid immediate*/)");
+        return;
+    }
+    put(t, "%s%s/*invalid immediate*/%s", neg ? "-" : "", abs ? "|" : "",
+        abs ? "|" : "");
+}
+
 /* VOP3-only f16 interpolation: vdst, src1 (vsrc), attrN.c (src0 field),
 ** [src2]. */
 static void disasm_interp_f16(text *t, const gcn_inst *in)
@@ -783,14 +796,14 @@ static void disasm_interp_f16(text *t, const gcn_inst *in)
     put_src(t, in->dst, K_B32, 0);
     put(t, ", ");
     if (!is_reg_code(in->src1))
-        put(t, "/*invalid immediate*/");
+        put_invalid_mod(t, in, 1);
     else
         put_vsrc_mod(t, in, 1, in->src1, K_F16, true, false);
     put(t, ", attr%u.%c", in->src0 & 0x3f, chan[(in->src0 >> 6) & 3]);
     if (in->op != GCN_OP_V_INTERP_P1LL_F16) {
         put(t, ", ");
         if (!is_reg_code(in->src2))
-            put(t, "/*invalid immediate*/");
+            put_invalid_mod(t, in, 2);
         else
             put_vsrc_mod(t, in, 2, in->src2, K_F16, true, false);
     }
@@ -798,6 +811,9 @@ static void disasm_interp_f16(text *t, const gcn_inst *in)
         put(t, " high");
     if (in->clamp)
         put(t, " clamp");
+    if (in->omod)
+        put(t, " %s", in->omod == 1 ? "mul:2" : in->omod == 2 ? "mul:4"
+                                                              : "div:2");
 }
 
 static void disasm_valu(text *t, const gcn_inst *in)
@@ -917,6 +933,9 @@ static void disasm_valu(text *t, const gcn_inst *in)
             put_vsrc_mod(t, in, i, srcs[i], s.src[i], fl,
                          ((in->neg >> i) & 1) &&
                          in->op != GCN_OP_V_CNDMASK_B32);
+        else if (vop3 && i == 2 && in->op == GCN_OP_V_MQSAD_U32_U8 &&
+                 !is_reg_code(srcs[i]))   /* 128-bit: no constants */
+            put(t, "/*invalid immediate*/");
         else if (vop3 && i == 2 && in->op == GCN_OP_V_CNDMASK_B32)
             break;   /* the mask, printed below */
         else if (vop3)   /* ops with any float source have mods on all */
@@ -1204,6 +1223,8 @@ static void disasm_mimg(text *t, const gcn_inst *in)
     } else if (in->tfe) {
         n += 1;
     }
+    if (in->data0 - GCN_OPR_VGPR0 + n > 256)   /* LLVM keeps the 1-reg form */
+        n = 1;
     put(t, "%s ", m);
     put_range(t, "v", in->data0 - GCN_OPR_VGPR0, n);
     put(t, ", ");

@@ -156,13 +156,13 @@ static void scratch_descriptor(const gcn_emu_launch *l, uint32_t v[4])
     v[3] |= 1u << 23;                           /* ADD_TID_ENABLE */
 }
 
-/* Initial register state of wave `wi` of the current work-group, in the
-** order of LLVM AMDGPUUsage "Initial Kernel Execution State". */
-static void setup_wave(gcn_emu *e, gcn_wave *w, uint32_t wi)
+/* Initial register state of wave `wi` of work-group wg, in the order of
+** LLVM AMDGPUUsage "Initial Kernel Execution State". Shared with the
+** timing model's CU (emu.h). */
+void gcn_emu_init_wave(const gcn_emu_launch *l, gcn_workgroup *wg,
+                       gcn_exec_ctx *ctx, uint32_t wi, gcn_wave *w)
 {
-    const gcn_emu_launch *l = &e->cfg;
     const gcn_kernel *k = l->prog->kernel;
-    const gcn_workgroup *wg = &e->wg;
     uint32_t *vgpr = w->vgpr;
     uint32_t nvgpr = w->nvgpr;
 
@@ -172,8 +172,8 @@ static void setup_wave(gcn_emu *e, gcn_wave *w, uint32_t wi)
     w->nsgpr = k->sgpr_count;
     w->wave_id = wi;
     memcpy(w->wg_id, wg->id, sizeof w->wg_id);
-    w->wg = &e->wg;
-    w->ctx = &e->ctx;
+    w->wg = wg;
+    w->ctx = ctx;
     w->pc = l->prog->entry;
 
     uint32_t wave_scratch = l->private_size * GCN_WAVE_LANES;
@@ -249,10 +249,9 @@ static void setup_wave(gcn_emu *e, gcn_wave *w, uint32_t wi)
     }
 }
 
-void gcn_emu_start_workgroup(gcn_emu *e, const uint32_t wg_id[3])
+void gcn_emu_init_workgroup(const gcn_emu_launch *l, const uint32_t wg_id[3],
+                            gcn_workgroup *wg)
 {
-    const gcn_emu_launch *l = &e->cfg;
-    gcn_workgroup *wg = &e->wg;
     uint32_t items = 1;
     for (int d = 0; d < 3; d++) {
         wg->id[d] = wg_id[d];
@@ -262,11 +261,18 @@ void gcn_emu_start_workgroup(gcn_emu *e, const uint32_t wg_id[3])
         items *= wg->size[d];
     }
     wg->nwaves = (items + GCN_WAVE_LANES - 1) / GCN_WAVE_LANES;
+}
+
+void gcn_emu_start_workgroup(gcn_emu *e, const uint32_t wg_id[3])
+{
+    const gcn_emu_launch *l = &e->cfg;
+    gcn_workgroup *wg = &e->wg;
+    gcn_emu_init_workgroup(l, wg_id, wg);
     /* LDS is not initialised on hardware; zeroing keeps runs reproducible. */
     if (l->lds_bytes)
         memset(e->lds, 0, l->lds_bytes);
     for (uint32_t i = 0; i < wg->nwaves; i++)
-        setup_wave(e, &e->waves[i], i);
+        gcn_emu_init_wave(l, wg, &e->ctx, i, &e->waves[i]);
     e->wavefronts += wg->nwaves;
 }
 

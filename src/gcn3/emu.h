@@ -136,6 +136,17 @@ typedef struct gcn_emu {
 
 int gcn_emu_init(gcn_emu *e, const gcn_emu_launch *cfg);
 void gcn_emu_destroy(gcn_emu *e);
+/* The id, size (partial at the grid's edges) and wave count of work-group
+** wg_id of launch l. */
+void gcn_emu_init_workgroup(const gcn_emu_launch *l, const uint32_t wg_id[3],
+                            gcn_workgroup *wg);
+/* Initial state of wave wi of work-group wg (LLVM AMDGPUUsage "Initial
+** Kernel Execution State"): user and system SGPRs, FLAT_SCRATCH, EXEC and
+** the work-item id VGPRs. w->vgpr and w->nvgpr (the caller's storage) are
+** kept; everything else is reset. w->wg = wg, w->ctx = ctx. The emulator
+** and the timing model's CU both use it. */
+void gcn_emu_init_wave(const gcn_emu_launch *l, gcn_workgroup *wg,
+                       gcn_exec_ctx *ctx, uint32_t wi, gcn_wave *w);
 /* Sets up work-group wg_id (waves and initial state) without running it. */
 void gcn_emu_start_workgroup(gcn_emu *e, const uint32_t wg_id[3]);
 /* Runs the started work-group to completion: MGS_OK, or MGS_EUNSUPPORTED /

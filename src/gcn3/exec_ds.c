@@ -12,6 +12,12 @@
 **
 ** Lanes are processed in order 0..63, so for conflicting writes in one
 ** instruction the highest lane wins (deterministic). GDS is not modelled.
+**
+** Speed (docs/performance.md): with EXEC full, the plain read/write,
+** read2/write2 dword forms take ds_full_wave (one range check per
+** instruction, 16-byte moves, a 4x4 transpose for b128); partial-EXEC
+** dword forms take ds_fast; everything else the per-lane loop at the end.
+** All three give the same results (tests/unit/gcn3/test_exec_ds_fast.c).
 */
 #include "gcn3/emu_atomic.h"
 #include "gcn3/exec.h"
@@ -19,6 +25,11 @@
 #include "mgsim/errors.h"
 
 #include <string.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#include <xmmintrin.h>
+#endif
 
 static int lds_fault(const gcn_exec_ctx *ctx, uint64_t addr, unsigned n,
                      bool write)
@@ -256,6 +267,296 @@ static void ds_permute(gcn_wave *w, const gcn_inst *in, uint32_t off,
             dst[lane] = tmp[lane];
 }
 
+/* ---- full-wave fast paths ------------------------------------------------
+** Tiled kernels issue their LDS traffic with EXEC full, in a few forms:
+** ds_write_b32 of a row, ds_read2_b32 of a column pair, ds_read_b128 of a
+** row broadcast (mm: 14 of every 64 wavefront instructions). These paths
+** serve exactly those forms with one bounds check per instruction (the
+** largest lane address, not a test per lane), VGPR rows resolved once and
+** 16-byte moves where the lane addresses allow. An out-of-range lane
+** stops the instruction before anything is written (MGS_EFAULT naming the
+** first faulting lane's address). Other ops return DS_SLOW and take the
+** general paths.
+**
+** Register aliasing: a destination may be the address VGPR (ds_read_b64
+** v[0:1], v0). Every path reads the addresses of lanes l..l+3 before it
+** writes any destination lane of that quad and never reads an earlier
+** lane's address again, so the original addresses are always the ones
+** used. Writes keep lane order (the highest lane wins a conflict). */
+#define DS_SLOW 1
+
+/* Bitwise OR of the lane addresses: >= each, a cheap vectorised bound. */
+static inline uint32_t lanes_or(const uint32_t *a)
+{
+    uint32_t all = 0;
+    for (unsigned lane = 0; lane < GCN_WAVE_LANES; lane++)
+        all |= a[lane];
+    return all;
+}
+
+static inline uint32_t lanes_max(const uint32_t *a)
+{
+    uint32_t m = 0;
+    for (unsigned lane = 0; lane < GCN_WAVE_LANES; lane++)
+        m = a[lane] > m ? a[lane] : m;
+    return m;
+}
+
+/* Every lane's [a + extra - ..., a + extra) lies inside the LDS, where
+** extra is the largest offset plus the access size. The OR bound decides
+** almost always; the exact maximum only when it is too loose. */
+static inline bool wave_in_range(const uint32_t *a, uint32_t extra,
+                                 uint32_t lds_size)
+{
+    if ((uint64_t)lanes_or(a) + extra <= lds_size)
+        return true;
+    return (uint64_t)lanes_max(a) + extra <= lds_size;
+}
+
+/* Every quad of lanes 4q..4q+3 addresses four consecutive dwords (a row
+** of a 16-wide tile: a[l] = base + 4 * (l % 16) and the like). */
+static inline bool quads_consecutive(const uint32_t *a)
+{
+#ifdef __SSE2__
+    const __m128i step = _mm_set_epi32(12, 8, 4, 0);
+    __m128i diff = _mm_setzero_si128();
+    for (unsigned l = 0; l < GCN_WAVE_LANES; l += 4) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(a + l));
+        __m128i want = _mm_add_epi32(_mm_shuffle_epi32(v, 0), step);
+        diff = _mm_or_si128(diff, _mm_xor_si128(v, want));
+    }
+    return _mm_movemask_epi8(_mm_cmpeq_epi32(diff, _mm_setzero_si128())) ==
+           0xffff;
+#else
+    uint32_t diff = 0;
+    for (unsigned l = 0; l < GCN_WAVE_LANES; l += 4)
+        for (unsigned j = 1; j < 4; j++)
+            diff |= a[l + j] ^ (a[l] + 4 * j);
+    return diff == 0;
+#endif
+}
+
+/* Lanes a[0..3] address four consecutive dwords: one 16-byte move. Tested
+** quad by quad, inside the copy loop, so a gather pays no separate pass. */
+static inline bool quad_consecutive(const uint32_t *a)
+{
+#ifdef __SSE2__
+    __m128i v = _mm_loadu_si128((const __m128i *)a);
+    __m128i want = _mm_add_epi32(_mm_shuffle_epi32(v, 0),
+                                 _mm_set_epi32(12, 8, 4, 0));
+    return _mm_movemask_epi8(_mm_cmpeq_epi32(v, want)) == 0xffff;
+#else
+    return a[1] == a[0] + 4 && a[2] == a[0] + 8 && a[3] == a[0] + 12;
+#endif
+}
+
+/* All 64 lanes on consecutive dwords: a[l] = a[0] + 4 * l. */
+static inline bool wave_consecutive(const uint32_t *a)
+{
+#ifdef __SSE2__
+    __m128i want = _mm_add_epi32(_mm_set1_epi32((int)a[0]),
+                                 _mm_set_epi32(12, 8, 4, 0));
+    const __m128i step = _mm_set1_epi32(16);
+    __m128i diff = _mm_setzero_si128();
+    for (unsigned l = 0; l < GCN_WAVE_LANES; l += 4) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(a + l));
+        diff = _mm_or_si128(diff, _mm_xor_si128(v, want));
+        want = _mm_add_epi32(want, step);
+    }
+    return _mm_movemask_epi8(_mm_cmpeq_epi32(diff, _mm_setzero_si128())) ==
+           0xffff;
+#else
+    uint32_t diff = 0;
+    for (unsigned lane = 1; lane < GCN_WAVE_LANES; lane++)
+        diff |= a[lane] ^ (a[0] + 4 * lane);
+    return diff == 0;
+#endif
+}
+
+/* The fault of the first lane whose access at vaddr + o0 or vaddr + o1
+** (bytes bytes each) leaves the LDS; only called when one does. */
+static int wave_fault(const gcn_exec_ctx *ctx, const uint32_t *vaddr,
+                      uint32_t o0, uint32_t o1, unsigned bytes, bool write)
+{
+    for (unsigned lane = 0; lane < GCN_WAVE_LANES; lane++) {
+        uint64_t a0 = (uint64_t)vaddr[lane] + o0;
+        uint64_t a1 = (uint64_t)vaddr[lane] + o1;
+        if (a0 + bytes > ctx->lds_size)
+            return lds_fault(ctx, a0, bytes, write);
+        if (a1 + bytes > ctx->lds_size)
+            return lds_fault(ctx, a1, bytes, write);
+    }
+    return mgs_error_set(MGS_EINTERNAL, "LDS range check disagrees");
+}
+
+/* ds_read_b32/b64/b96/b128: n dwords per lane at vaddr + offset into
+** VGPRs dst..dst+n-1. */
+static int ds_read_full(gcn_wave *w, const gcn_inst *in, unsigned n)
+{
+    const gcn_exec_ctx *ctx = w->ctx;
+    const uint32_t *vaddr = vrow(w, in->addr);
+    const uint32_t off = in->offset | (uint32_t)in->offset1 << 8;
+    if (!wave_in_range(vaddr, off + 4 * n, ctx->lds_size))
+        return wave_fault(ctx, vaddr, off, off, 4 * n, false);
+    const uint8_t *base = ctx->lds + off;
+    uint32_t *r0 = vrow(w, in->dst), *r1 = r0 + GCN_WAVE_LANES;
+    uint32_t *r2 = r1 + GCN_WAVE_LANES, *r3 = r2 + GCN_WAVE_LANES;
+    switch (n) {
+    case 1:
+        for (unsigned l = 0; l < GCN_WAVE_LANES; l += 4) {
+            uint32_t q[4];
+            if (quad_consecutive(vaddr + l)) {
+                memcpy(q, base + vaddr[l], 16);
+            } else {
+                for (unsigned j = 0; j < 4; j++)
+                    memcpy(&q[j], base + vaddr[l + j], 4);
+            }
+            memcpy(r0 + l, q, 16);
+        }
+        return MGS_OK;
+    case 2:
+        for (unsigned l = 0; l < GCN_WAVE_LANES; l += 4) {
+#ifdef __SSE2__
+            /* Four 8-byte loads, then even dwords -> dst, odd -> dst+1. */
+            const uint8_t *p0 = base + vaddr[l], *p1 = base + vaddr[l + 1];
+            const uint8_t *p2 = base + vaddr[l + 2], *p3 = base + vaddr[l + 3];
+            __m128i x = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)p0),
+                                           _mm_loadl_epi64((const __m128i *)p1));
+            __m128i y = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)p2),
+                                           _mm_loadl_epi64((const __m128i *)p3));
+            __m128 xs = _mm_castsi128_ps(x), ys = _mm_castsi128_ps(y);
+            _mm_storeu_ps((float *)(r0 + l), _mm_shuffle_ps(xs, ys, 0x88));
+            _mm_storeu_ps((float *)(r1 + l), _mm_shuffle_ps(xs, ys, 0xdd));
+#else
+            uint32_t v[4][2];
+            for (unsigned j = 0; j < 4; j++)
+                memcpy(v[j], base + vaddr[l + j], 8);
+            for (unsigned j = 0; j < 4; j++) {
+                r0[l + j] = v[j][0];
+                r1[l + j] = v[j][1];
+            }
+#endif
+        }
+        return MGS_OK;
+    case 4:
+        for (unsigned l = 0; l < GCN_WAVE_LANES; l += 4) {
+#ifdef __SSE2__
+            /* Four 16-byte loads and a 4x4 transpose: lane-major to
+            ** register-major. */
+            __m128 t0 = _mm_loadu_ps((const float *)(base + vaddr[l]));
+            __m128 t1 = _mm_loadu_ps((const float *)(base + vaddr[l + 1]));
+            __m128 t2 = _mm_loadu_ps((const float *)(base + vaddr[l + 2]));
+            __m128 t3 = _mm_loadu_ps((const float *)(base + vaddr[l + 3]));
+            _MM_TRANSPOSE4_PS(t0, t1, t2, t3);
+            _mm_storeu_ps((float *)(r0 + l), t0);
+            _mm_storeu_ps((float *)(r1 + l), t1);
+            _mm_storeu_ps((float *)(r2 + l), t2);
+            _mm_storeu_ps((float *)(r3 + l), t3);
+#else
+            uint32_t v[4][4];
+            for (unsigned j = 0; j < 4; j++)
+                memcpy(v[j], base + vaddr[l + j], 16);
+            for (unsigned j = 0; j < 4; j++) {
+                r0[l + j] = v[j][0];
+                r1[l + j] = v[j][1];
+                r2[l + j] = v[j][2];
+                r3[l + j] = v[j][3];
+            }
+#endif
+        }
+        return MGS_OK;
+    default: /* b96 */
+        for (unsigned l = 0; l < GCN_WAVE_LANES; l++) {
+            uint32_t v[3];
+            memcpy(v, base + vaddr[l], 12);
+            r0[l] = v[0];
+            r1[l] = v[1];
+            r2[l] = v[2];
+        }
+        return MGS_OK;
+    }
+}
+
+/* ds_write_b32/b64/b96/b128: n dwords per lane from data0..data0+n-1. */
+static int ds_write_full(gcn_wave *w, const gcn_inst *in, unsigned n)
+{
+    const gcn_exec_ctx *ctx = w->ctx;
+    const uint32_t *vaddr = vrow(w, in->addr);
+    const uint32_t off = in->offset | (uint32_t)in->offset1 << 8;
+    if (!wave_in_range(vaddr, off + 4 * n, ctx->lds_size))
+        return wave_fault(ctx, vaddr, off, off, 4 * n, true);
+    uint8_t *base = ctx->lds + off;
+    const uint32_t *d0 = vrow(w, in->data0), *d1 = d0 + GCN_WAVE_LANES;
+    const uint32_t *d2 = d1 + GCN_WAVE_LANES, *d3 = d2 + GCN_WAVE_LANES;
+    if (n == 1) {
+        if (wave_consecutive(vaddr)) {
+            memcpy(base + vaddr[0], d0, 4 * GCN_WAVE_LANES);
+        } else if (quads_consecutive(vaddr)) {
+            for (unsigned l = 0; l < GCN_WAVE_LANES; l += 4)
+                memcpy(base + vaddr[l], d0 + l, 16);
+        } else {
+            for (unsigned l = 0; l < GCN_WAVE_LANES; l++)
+                memcpy(base + vaddr[l], &d0[l], 4);
+        }
+        return MGS_OK;
+    }
+    for (unsigned l = 0; l < GCN_WAVE_LANES; l++) {
+        uint32_t v[4] = {d0[l], d1[l], 0, 0};
+        if (n > 2)
+            v[2] = d2[l];
+        if (n > 3)
+            v[3] = d3[l];
+        memcpy(base + vaddr[l], v, 4 * n);
+    }
+    return MGS_OK;
+}
+
+/* ds_read2_b32 / ds_read2st64_b32: dwords at vaddr + o0 and vaddr + o1
+** (bytes) into dst and dst+1. */
+static int ds_read2_full(gcn_wave *w, const gcn_inst *in, uint32_t stride)
+{
+    const gcn_exec_ctx *ctx = w->ctx;
+    const uint32_t *vaddr = vrow(w, in->addr);
+    const uint32_t o0 = in->offset * stride, o1 = in->offset1 * stride;
+    if (!wave_in_range(vaddr, (o0 > o1 ? o0 : o1) + 4, ctx->lds_size))
+        return wave_fault(ctx, vaddr, o0, o1, 4, false);
+    const uint8_t *b0 = ctx->lds + o0, *b1 = ctx->lds + o1;
+    uint32_t *r0 = vrow(w, in->dst), *r1 = r0 + GCN_WAVE_LANES;
+    for (unsigned l = 0; l < GCN_WAVE_LANES; l += 4) {
+        uint32_t q0[4], q1[4];
+        if (quad_consecutive(vaddr + l)) {
+            uint32_t a = vaddr[l];
+            memcpy(q0, b0 + a, 16);
+            memcpy(q1, b1 + a, 16);
+        } else {
+            for (unsigned j = 0; j < 4; j++) {
+                memcpy(&q0[j], b0 + vaddr[l + j], 4);
+                memcpy(&q1[j], b1 + vaddr[l + j], 4);
+            }
+        }
+        memcpy(r0 + l, q0, 16);
+        memcpy(r1 + l, q1, 16);
+    }
+    return MGS_OK;
+}
+
+/* ds_write2_b32 / ds_write2st64_b32, lane by lane (data0 first). */
+static int ds_write2_full(gcn_wave *w, const gcn_inst *in, uint32_t stride)
+{
+    const gcn_exec_ctx *ctx = w->ctx;
+    const uint32_t *vaddr = vrow(w, in->addr);
+    const uint32_t o0 = in->offset * stride, o1 = in->offset1 * stride;
+    if (!wave_in_range(vaddr, (o0 > o1 ? o0 : o1) + 4, ctx->lds_size))
+        return wave_fault(ctx, vaddr, o0, o1, 4, true);
+    uint8_t *b0 = ctx->lds + o0, *b1 = ctx->lds + o1;
+    const uint32_t *d0 = vrow(w, in->data0), *d1 = vrow(w, in->data1);
+    for (unsigned l = 0; l < GCN_WAVE_LANES; l++) {
+        memcpy(b0 + vaddr[l], &d0[l], 4);
+        memcpy(b1 + vaddr[l], &d1[l], 4);
+    }
+    return MGS_OK;
+}
+
 /* An upper bound of every lane's address: their bitwise OR (>= each, and
 ** a reduction the compiler vectorises). Used when EXEC is full; a bound
 ** that is too loose only sends the access to the exact per-lane path. */
@@ -279,9 +580,10 @@ static inline bool contiguous(const uint32_t *a, uint64_t exec)
     return diff == 0;
 }
 
-/* Fast paths for the plain dword reads and writes that tiled kernels
-** issue in their inner loops: fixed-size copies the compiler inlines, VGPR
-** rows resolved once. Return 1 when the op is not one of them. */
+/* Fast paths for the plain dword reads and writes under a partial EXEC
+** (and the full-EXEC forms ds_full_wave leaves): fixed-size copies the
+** compiler inlines, VGPR rows resolved once. Return 1 when the op is not
+** one of them. */
 static int ds_fast(gcn_wave *w, const gcn_inst *in, const ds_desc *d)
 {
     const gcn_exec_ctx *ctx = w->ctx;
@@ -412,6 +714,26 @@ static int ds_fast(gcn_wave *w, const gcn_inst *in, const ds_desc *d)
     return 1;
 }
 
+/* The full-EXEC forms above, or DS_SLOW. */
+static int ds_full_wave(gcn_wave *w, const gcn_inst *in)
+{
+    switch (in->op) {
+    case GCN_OP_DS_READ_B32: return ds_read_full(w, in, 1);
+    case GCN_OP_DS_READ_B64: return ds_read_full(w, in, 2);
+    case GCN_OP_DS_READ_B96: return ds_read_full(w, in, 3);
+    case GCN_OP_DS_READ_B128: return ds_read_full(w, in, 4);
+    case GCN_OP_DS_WRITE_B32: return ds_write_full(w, in, 1);
+    case GCN_OP_DS_WRITE_B64: return ds_write_full(w, in, 2);
+    case GCN_OP_DS_WRITE_B96: return ds_write_full(w, in, 3);
+    case GCN_OP_DS_WRITE_B128: return ds_write_full(w, in, 4);
+    case GCN_OP_DS_READ2_B32: return ds_read2_full(w, in, 4);
+    case GCN_OP_DS_READ2ST64_B32: return ds_read2_full(w, in, 4 * 64);
+    case GCN_OP_DS_WRITE2_B32: return ds_write2_full(w, in, 4);
+    case GCN_OP_DS_WRITE2ST64_B32: return ds_write2_full(w, in, 4 * 64);
+    default: return DS_SLOW;
+    }
+}
+
 int gcn_exec_ds(gcn_wave *w, const gcn_inst *in)
 {
     const gcn_exec_ctx *ctx = w->ctx;
@@ -424,6 +746,11 @@ int gcn_exec_ds(gcn_wave *w, const gcn_inst *in)
     case GCN_OP_DS_PERMUTE_B32: ds_permute(w, in, off16, false); return MGS_OK;
     case GCN_OP_DS_BPERMUTE_B32: ds_permute(w, in, off16, true); return MGS_OK;
     default: break;
+    }
+    if (w->exec == ~0ull) {
+        int rc = ds_full_wave(w, in);
+        if (rc != DS_SLOW)
+            return rc;
     }
     ds_desc d;
     if (!describe(in->op, &d))
@@ -527,6 +854,9 @@ int gcn_exec_ds(gcn_wave *w, const gcn_inst *in)
         }
         default:
             return MGS_EUNSUPPORTED;
+    int fast = ds_fast(w, in, &d);
+    if (fast != 1)
+        return fast;
         }
     }
     return MGS_OK;

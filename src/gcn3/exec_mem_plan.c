@@ -563,16 +563,3 @@ void gcn_mem_plan_complete(gcn_wave *w, const gcn_mem_plan *p)
         }
     }
 }
-
-int gcn_exec_mem_planned(gcn_wave *w, const gcn_inst *in)
-{
-    gcn_mem_plan p;
-    int rc = gcn_mem_plan_inst(w, in, &p);
-    if (rc || p.kind == GCN_MEM_NONE)
-        return rc;
-    const gcn_exec_ctx *ctx = w->ctx;
-    if ((rc = gcn_mem_plan_access(&p, ctx->mem_ops, ctx->mem)))
-        return rc;
-    gcn_mem_plan_complete(w, &p);
-    return MGS_OK;
-}

@@ -6,7 +6,8 @@
 **                access sizes, store data and atomic operands, and the lane
 **                masks, read from the registers as they are at issue.
 **   2. access    the memory system performs the plan: emu mode calls
-**                gcn_mem_plan_access (functional, through gcn_mem_ops);
+**                gcn_mem_plan_access (functional, through gcn_mem_ops;
+**                exec_mem.c gcn_exec_mem and exec_scalar.c SMEM);
 **                timing mode coalesces the plan into line requests
 **                (gpu/coalescer.h) and fills plan->data from the responses.
 **   3. complete  when all data is back: load results and atomic return
@@ -81,8 +82,5 @@ int gcn_mem_plan_access(gcn_mem_plan *p, const gcn_mem_ops *ops, void *mem);
 
 /* Writes load results / atomic return values into the registers. */
 void gcn_mem_plan_complete(gcn_wave *w, const gcn_mem_plan *p);
-
-/* plan + access + complete: the whole instruction in emu mode. */
-int gcn_exec_mem_planned(gcn_wave *w, const gcn_inst *in);
 
 #endif

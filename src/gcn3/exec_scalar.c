@@ -18,6 +18,7 @@
 ** Everything else returns MGS_EUNSUPPORTED and the executor reports it.
 */
 #include "gcn3/exec.h"
+#include "gcn3/exec_mem_plan.h"
 
 #include "mgsim/errors.h"
 
@@ -526,30 +527,12 @@ static int exec_sopp(gcn_wave *w, const gcn_inst *in)
     return GCN_EXEC_BRANCHED;
 }
 
-/* ISA 12.6 SMEM (ch. 7): address = base + offset, dword aligned. The
-** offset is the immediate when imm = 1, else the SGPR in soffset. */
+/* ISA 12.6 SMEM (ch. 7). Loads and stores use the two-phase semantics
+** shared with the timing model (exec_mem_plan.c: address = base + offset,
+** dword aligned); here the plan is performed at once through mem_ops. */
 static int exec_smem(gcn_wave *w, const gcn_inst *in)
 {
-    const gcn_exec_ctx *ctx = w->ctx;
-    unsigned n;
-    bool store = false, buffer = false;
     switch (in->op) {
-    case GCN_OP_S_LOAD_DWORD: n = 1; break;
-    case GCN_OP_S_LOAD_DWORDX2: n = 2; break;
-    case GCN_OP_S_LOAD_DWORDX4: n = 4; break;
-    case GCN_OP_S_LOAD_DWORDX8: n = 8; break;
-    case GCN_OP_S_LOAD_DWORDX16: n = 16; break;
-    case GCN_OP_S_BUFFER_LOAD_DWORD: n = 1; buffer = true; break;
-    case GCN_OP_S_BUFFER_LOAD_DWORDX2: n = 2; buffer = true; break;
-    case GCN_OP_S_BUFFER_LOAD_DWORDX4: n = 4; buffer = true; break;
-    case GCN_OP_S_BUFFER_LOAD_DWORDX8: n = 8; buffer = true; break;
-    case GCN_OP_S_BUFFER_LOAD_DWORDX16: n = 16; buffer = true; break;
-    case GCN_OP_S_STORE_DWORD: n = 1; store = true; break;
-    case GCN_OP_S_STORE_DWORDX2: n = 2; store = true; break;
-    case GCN_OP_S_STORE_DWORDX4: n = 4; store = true; break;
-    case GCN_OP_S_BUFFER_STORE_DWORD: n = 1; store = buffer = true; break;
-    case GCN_OP_S_BUFFER_STORE_DWORDX2: n = 2; store = buffer = true; break;
-    case GCN_OP_S_BUFFER_STORE_DWORDX4: n = 4; store = buffer = true; break;
     case GCN_OP_S_DCACHE_INV:
     case GCN_OP_S_DCACHE_WB:
     case GCN_OP_S_DCACHE_INV_VOL:
@@ -560,28 +543,16 @@ static int exec_smem(gcn_wave *w, const gcn_inst *in)
         gcn_write_s64(w, in->data0, w->insts);
         return MGS_OK;
     default:
-        return MGS_EUNSUPPORTED;
+        break;
     }
-    uint64_t base = gcn_read_s64(w, in->addr, 0, false);
-    if (buffer) /* V# dwords 0-1: base address bits 47:0 */
-        base &= 0xffffffffffffull;
-    uint64_t off = in->imm ? in->offset : gcn_read_s32(w, in->soffset, 0);
-    uint64_t addr = (base + off) & ~3ull;
-    uint32_t buf[16];
-    if (store) {
-        for (unsigned i = 0; i < n; i++)
-            buf[i] = gcn_read_s32(w, in->data0 + i, 0);
-        return ctx->mem_ops->write(ctx->mem, addr, buf, n * 4);
-    }
-    int rc = ctx->mem_ops->read(ctx->mem, addr, buf, n * 4);
-    if (rc)
+    gcn_mem_plan p;
+    int rc = gcn_mem_plan_scalar(w, in, &p);
+    if (rc || p.kind == GCN_MEM_NONE)
         return rc;
-    if (in->data0 + n <= 102) {
-        memcpy(&w->sgpr[in->data0], buf, n * 4);
-    } else {
-        for (unsigned i = 0; i < n; i++)
-            gcn_write_s32(w, in->data0 + i, buf[i]);
-    }
+    const gcn_exec_ctx *ctx = w->ctx;
+    if ((rc = gcn_mem_plan_access(&p, ctx->mem_ops, ctx->mem)))
+        return rc;
+    gcn_mem_plan_complete(w, &p);
     return MGS_OK;
 }
 

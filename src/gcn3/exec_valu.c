@@ -21,7 +21,10 @@
 **
 ** Fast path: with full EXEC, no modifiers and no extension, a VGPR source
 ** costs nothing to fetch and a 32-bit result is computed straight into the
-** destination row (nothing left to write back).
+** destination row (nothing left to write back). Narrower and cheaper
+** still, valu_fast / valu_fast_vop3 below run the operations of compiled
+** inner loops without the generic fetch / dispatch / writeback at all
+** (docs/performance.md has the measurements).
 **
 ** Errors: a VGPR outside the wave's allocation -> MGS_ESIM with a message;
 ** an opcode no family implements -> MGS_EUNSUPPORTED (the caller reports
@@ -489,10 +492,334 @@ void valu_write_mask(valu_ctx *c, uint64_t mask)
         c->w->vcc = mask;
 }
 
+/* ---- full-wave fast path -------------------------------------------------
+** The VOP1/VOP2 operations that fill compiled kernels' inner loops (mm:
+** v_mac_f32, v_add_u32 / v_addc_u32, v_mov_b32, shifts and logic), when
+** EXEC is full and there is no SDWA/DPP and no modifier: one loop over the
+** register rows with every operand resolved once, skipping the generic
+** fetch / family dispatch / writeback steps. A scalar, constant or literal
+** src0 is broadcast into a stack array; VOP2 src1 is always a VGPR.
+** Results are bit-identical to the family handlers (the same expressions;
+** tests/unit/gcn3/test_exec_valu_fast.c cross-checks them); anything else,
+** including any VGPR outside the allocation, returns VALU_NOT_MINE so the
+** generic path handles (and reports) it. */
+#define FAST_LANES(l) VALU_FOR_LANES(l)
+
+/* 32-bit add (with the carry-in bits of cin_mask when use_cin) and its
+** per-lane carry-out as a lane mask. SSE2: unsigned compares through the
+** sign-flip trick, and movemask gathers four carry bits at a time, so no
+** byte array is packed afterwards. d may be a or b (lane for lane). */
+static inline uint64_t fast_add_carry(const uint32_t *a, const uint32_t *b,
+                                      uint32_t *d, uint64_t cin_mask,
+                                      bool use_cin)
+{
+    uint64_t m = 0;
+#ifdef __SSE2__
+    static const uint32_t cin_bits[16][4] = {
+        {0,0,0,0},{1,0,0,0},{0,1,0,0},{1,1,0,0},{0,0,1,0},{1,0,1,0},
+        {0,1,1,0},{1,1,1,0},{0,0,0,1},{1,0,0,1},{0,1,0,1},{1,1,0,1},
+        {0,0,1,1},{1,0,1,1},{0,1,1,1},{1,1,1,1}
+    };
+    const __m128i sign = _mm_set1_epi32(INT32_MIN);
+    for (int l = 0; l < VALU_LANES; l += 4) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(a + l));
+        __m128i y = _mm_loadu_si128((const __m128i *)(b + l));
+        __m128i r = _mm_add_epi32(x, y);
+        /* r <u x: a carry out of the first add */
+        __m128i c = _mm_cmplt_epi32(_mm_xor_si128(r, sign),
+                                    _mm_xor_si128(x, sign));
+        if (use_cin) {
+            __m128i ci = _mm_loadu_si128(
+                (const __m128i *)cin_bits[(cin_mask >> l) & 15]);
+            __m128i r2 = _mm_add_epi32(r, ci);
+            c = _mm_or_si128(c, _mm_cmplt_epi32(_mm_xor_si128(r2, sign),
+                                                _mm_xor_si128(r, sign)));
+            r = r2;
+        }
+        _mm_storeu_si128((__m128i *)(d + l), r);
+        m |= (uint64_t)(unsigned)_mm_movemask_ps(_mm_castsi128_ps(c)) << l;
+    }
+#else
+    for (int l = 0; l < VALU_LANES; l++) {
+        uint32_t x = a[l], ci = use_cin ? (uint32_t)(cin_mask >> l) & 1u : 0;
+        uint32_t r1 = x + b[l], r = r1 + ci;
+        m |= (uint64_t)((r1 < x) | (r < r1)) << l;
+        d[l] = r;
+    }
+#endif
+    return m;
+}
+
+/* d = x - y per lane; returns the borrow-out lane mask (x <u y). */
+static inline uint64_t fast_sub_borrow(const uint32_t *x, const uint32_t *y,
+                                       uint32_t *d)
+{
+    uint64_t m = 0;
+#ifdef __SSE2__
+    const __m128i sign = _mm_set1_epi32(INT32_MIN);
+    for (int l = 0; l < VALU_LANES; l += 4) {
+        __m128i u = _mm_loadu_si128((const __m128i *)(x + l));
+        __m128i v = _mm_loadu_si128((const __m128i *)(y + l));
+        __m128i c = _mm_cmplt_epi32(_mm_xor_si128(u, sign),
+                                    _mm_xor_si128(v, sign));
+        _mm_storeu_si128((__m128i *)(d + l), _mm_sub_epi32(u, v));
+        m |= (uint64_t)(unsigned)_mm_movemask_ps(_mm_castsi128_ps(c)) << l;
+    }
+#else
+    for (int l = 0; l < VALU_LANES; l++) {
+        uint32_t u = x[l], v = y[l];
+        m |= (uint64_t)(u < v) << l;
+        d[l] = u - v;
+    }
+#endif
+    return m;
+}
+
+/* d = b shifted by one count n < 32 for all lanes (op: v_lshlrev_b32,
+** v_lshrrev_b32 or v_ashrrev_i32). SSE2 shifts by a scalar count only,
+** and GCC does not always see that the loop is one. */
+static inline void fast_shift_uniform(uint32_t *d, const uint32_t *b,
+                                      unsigned n, unsigned op)
+{
+#ifdef __SSE2__
+    const __m128i cnt = _mm_cvtsi32_si128((int)n);
+    for (int l = 0; l < VALU_LANES; l += 4) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(b + l));
+        v = op == GCN_OP_V_LSHLREV_B32   ? _mm_sll_epi32(v, cnt)
+            : op == GCN_OP_V_LSHRREV_B32 ? _mm_srl_epi32(v, cnt)
+                                         : _mm_sra_epi32(v, cnt);
+        _mm_storeu_si128((__m128i *)(d + l), v);
+    }
+#else
+    for (int l = 0; l < VALU_LANES; l++)
+        d[l] = op == GCN_OP_V_LSHLREV_B32   ? b[l] << n
+               : op == GCN_OP_V_LSHRREV_B32 ? b[l] >> n
+                                            : (uint32_t)((int32_t)b[l] >> n);
+#endif
+}
+
+/* buf[0..63] = v (the compiler leaves this loop scalar otherwise). */
+static inline void fast_fill(uint32_t *buf, uint32_t v)
+{
+#ifdef __SSE2__
+    __m128i x = _mm_set1_epi32((int)v);
+    for (int l = 0; l < VALU_LANES; l += 4)
+        _mm_storeu_si128((__m128i *)(buf + l), x);
+#else
+    for (int l = 0; l < VALU_LANES; l++)
+        buf[l] = v;
+#endif
+}
+
+/* The encoding in which each op takes valu_fast (0: never), so that other
+** instructions pay one table load for trying. */
+static const uint8_t fast_fmt[GCN_OP_COUNT] = {
+    [GCN_OP_V_MOV_B32] = GCN_FMT_VOP1,
+    [GCN_OP_V_MAC_F32] = GCN_FMT_VOP2, [GCN_OP_V_ADD_F32] = GCN_FMT_VOP2,
+    [GCN_OP_V_SUB_F32] = GCN_FMT_VOP2, [GCN_OP_V_SUBREV_F32] = GCN_FMT_VOP2,
+    [GCN_OP_V_MUL_F32] = GCN_FMT_VOP2, [GCN_OP_V_AND_B32] = GCN_FMT_VOP2,
+    [GCN_OP_V_OR_B32] = GCN_FMT_VOP2, [GCN_OP_V_XOR_B32] = GCN_FMT_VOP2,
+    [GCN_OP_V_LSHLREV_B32] = GCN_FMT_VOP2,
+    [GCN_OP_V_LSHRREV_B32] = GCN_FMT_VOP2,
+    [GCN_OP_V_ASHRREV_I32] = GCN_FMT_VOP2, [GCN_OP_V_ADD_U32] = GCN_FMT_VOP2,
+    [GCN_OP_V_SUB_U32] = GCN_FMT_VOP2, [GCN_OP_V_SUBREV_U32] = GCN_FMT_VOP2,
+    [GCN_OP_V_ADDC_U32] = GCN_FMT_VOP2, [GCN_OP_V_CNDMASK_B32] = GCN_FMT_VOP2,
+    [GCN_OP_V_LSHLREV_B64] = GCN_FMT_VOP3A,
+    [GCN_OP_V_MAD_U64_U32] = GCN_FMT_VOP3B,
+};
+
+static int valu_fast(gcn_wave *w, const gcn_inst *in)
+{
+    const unsigned nv = w->nvgpr;
+    const unsigned rd = in->dst - GCN_OPR_VGPR0;     /* wraps for scalars */
+    const unsigned r0 = in->src0 - GCN_OPR_VGPR0;
+    const unsigned r1 = in->src1 - GCN_OPR_VGPR0;
+    if (rd >= nv)
+        return VALU_NOT_MINE;
+    uint32_t *d = gcn_vreg(w, rd);
+    if (in->op == GCN_OP_V_MOV_B32 && in->src0 < GCN_OPR_VGPR0) {
+        fast_fill(d, gcn_read_s32(w, in->src0, in->literal));
+        return MGS_OK;
+    }
+    uint32_t bcast[VALU_LANES];
+    const uint32_t *a;
+    if (in->src0 >= GCN_OPR_VGPR0) {
+        if (r0 >= nv)
+            return VALU_NOT_MINE;
+        a = gcn_vreg(w, r0);
+    } else {
+        fast_fill(bcast, gcn_read_s32(w, in->src0, in->literal));
+        a = bcast;
+    }
+    if (in->op == GCN_OP_V_MOV_B32) {
+        /* a plain loop: a 256-byte memcpy call costs more here (libc
+        ** picks a string-move path with a long startup) */
+        FAST_LANES(l) d[l] = a[l];
+        return MGS_OK;
+    }
+    if (r1 >= nv)
+        return VALU_NOT_MINE;
+    const uint32_t *b = gcn_vreg(w, r1);
+    switch (in->op) {
+    case GCN_OP_V_MAC_F32:   /* unfused: D = S0 * S1 + D, two roundings */
+        FAST_LANES(l) d[l] = valu_u(valu_f(a[l]) * valu_f(b[l]) +
+                                    valu_f(d[l]));
+        return MGS_OK;
+    case GCN_OP_V_ADD_F32:
+        FAST_LANES(l) d[l] = valu_u(valu_f(a[l]) + valu_f(b[l]));
+        return MGS_OK;
+    case GCN_OP_V_SUB_F32:
+        FAST_LANES(l) d[l] = valu_u(valu_f(a[l]) - valu_f(b[l]));
+        return MGS_OK;
+    case GCN_OP_V_SUBREV_F32:
+        FAST_LANES(l) d[l] = valu_u(valu_f(b[l]) - valu_f(a[l]));
+        return MGS_OK;
+    case GCN_OP_V_MUL_F32:
+        FAST_LANES(l) d[l] = valu_u(valu_f(a[l]) * valu_f(b[l]));
+        return MGS_OK;
+    case GCN_OP_V_AND_B32:
+        FAST_LANES(l) d[l] = a[l] & b[l];
+        return MGS_OK;
+    case GCN_OP_V_OR_B32:
+        FAST_LANES(l) d[l] = a[l] | b[l];
+        return MGS_OK;
+    case GCN_OP_V_XOR_B32:
+        FAST_LANES(l) d[l] = a[l] ^ b[l];
+        return MGS_OK;
+    case GCN_OP_V_LSHLREV_B32:
+    case GCN_OP_V_LSHRREV_B32:
+    case GCN_OP_V_ASHRREV_I32:
+        if (a == bcast) {
+            fast_shift_uniform(d, b, a[0] & 31u, in->op);
+        } else if (in->op == GCN_OP_V_LSHLREV_B32) {
+            FAST_LANES(l) d[l] = b[l] << (a[l] & 31u);
+        } else if (in->op == GCN_OP_V_LSHRREV_B32) {
+            FAST_LANES(l) d[l] = b[l] >> (a[l] & 31u);
+        } else {
+            FAST_LANES(l) d[l] = (uint32_t)((int32_t)b[l] >> (a[l] & 31u));
+        }
+        return MGS_OK;
+    case GCN_OP_V_ADD_U32:   /* carry-out to vcc (EXEC is full) */
+        w->vcc = fast_add_carry(a, b, d, 0, false);
+        return MGS_OK;
+    case GCN_OP_V_ADDC_U32:  /* carry-in and carry-out in vcc */
+        w->vcc = fast_add_carry(a, b, d, w->vcc, true);
+        return MGS_OK;
+    case GCN_OP_V_SUB_U32:   /* borrow-out to vcc */
+        w->vcc = fast_sub_borrow(a, b, d);
+        return MGS_OK;
+    case GCN_OP_V_SUBREV_U32:
+        w->vcc = fast_sub_borrow(b, a, d);
+        return MGS_OK;
+    case GCN_OP_V_CNDMASK_B32: {   /* D = vcc ? S1 : S0 */
+        uint32_t sel[VALU_LANES];
+        valu_expand_mask(w->vcc, sel);
+        FAST_LANES(l) d[l] = (b[l] & sel[l]) | (a[l] & ~sel[l]);
+        return MGS_OK;
+    }
+    default:
+        return VALU_NOT_MINE;
+    }
+}
+
+/* A 32-bit source for the fast paths: the VGPR row itself, or a scalar /
+** constant / literal broadcast into buf; NULL for a VGPR outside the
+** allocation (the generic path reports it). */
+static const uint32_t *fast_src32(gcn_wave *w, const gcn_inst *in,
+                                  unsigned code, uint32_t *buf)
+{
+    if (code >= GCN_OPR_VGPR0) {
+        unsigned r = code - GCN_OPR_VGPR0;
+        return r < w->nvgpr ? gcn_vreg(w, r) : NULL;
+    }
+    fast_fill(buf, gcn_read_s32(w, code, in->literal));
+    return buf;
+}
+
+/* The 64-bit address arithmetic of compiled kernels in VOP3 encoding,
+** without modifiers and with EXEC full: v_lshlrev_b64 by a scalar count
+** and v_mad_u64_u32. Computed on the register rows directly (no
+** interleave into 64-bit lanes and back); VALU_NOT_MINE otherwise. */
+static int valu_fast_vop3(gcn_wave *w, const gcn_inst *in)
+{
+    const unsigned nv = w->nvgpr;
+    const unsigned rd = in->dst - GCN_OPR_VGPR0;
+    if (rd + 1 >= nv || rd >= nv)
+        return VALU_NOT_MINE;
+    uint32_t *dlo = gcn_vreg(w, rd), *dhi = gcn_vreg(w, rd + 1);
+    if (in->op == GCN_OP_V_LSHLREV_B64) {
+        const unsigned r1 = in->src1 - GCN_OPR_VGPR0;
+        if (in->src0 >= GCN_OPR_VGPR0 || r1 + 1 >= nv || r1 >= nv)
+            return VALU_NOT_MINE;
+        const uint32_t *lo = gcn_vreg(w, r1), *hi = gcn_vreg(w, r1 + 1);
+        unsigned n = gcn_read_s32(w, in->src0, in->literal) & 63u;
+        if (n == 0) {
+            FAST_LANES(l) {
+                uint32_t x = lo[l], y = hi[l];
+                dlo[l] = x;
+                dhi[l] = y;
+            }
+        } else if (n < 32) {
+            FAST_LANES(l) {
+                uint32_t x = lo[l], y = hi[l];
+                dlo[l] = x << n;
+                dhi[l] = (y << n) | (x >> (32 - n));
+            }
+        } else {
+            FAST_LANES(l) {
+                uint32_t x = lo[l];
+                dlo[l] = 0;
+                dhi[l] = x << (n - 32);
+            }
+        }
+        return MGS_OK;
+    }
+    uint32_t abuf[VALU_LANES], bbuf[VALU_LANES], zlbuf[VALU_LANES],
+             zhbuf[VALU_LANES];
+    const uint32_t *a = fast_src32(w, in, in->src0, abuf);
+    const uint32_t *b = fast_src32(w, in, in->src1, bbuf);
+    const uint32_t *zlo, *zhi;
+    if (in->src2 >= GCN_OPR_VGPR0) {
+        const unsigned r2 = in->src2 - GCN_OPR_VGPR0;
+        if (r2 + 1 >= nv || r2 >= nv)
+            return VALU_NOT_MINE;
+        zlo = gcn_vreg(w, r2);
+        zhi = gcn_vreg(w, r2 + 1);
+    } else {
+        uint64_t z = gcn_read_s64(w, in->src2, in->literal, false);
+        fast_fill(zlbuf, (uint32_t)z);
+        fast_fill(zhbuf, (uint32_t)(z >> 32));
+        zlo = zlbuf;
+        zhi = zhbuf;
+    }
+    if (!a || !b)
+        return VALU_NOT_MINE;
+    uint8_t cout[VALU_LANES];
+    FAST_LANES(l) {
+        uint64_t p = (uint64_t)a[l] * b[l];
+        uint64_t y = zlo[l] | (uint64_t)zhi[l] << 32;
+        /* carry out of bit 63, from halves that cannot overflow */
+        cout[l] = (uint8_t)(((p >> 1) + (y >> 1) + (p & y & 1)) >> 63);
+        uint64_t r = p + y;
+        dlo[l] = (uint32_t)r;
+        dhi[l] = (uint32_t)(r >> 32);
+    }
+    gcn_write_s64(w, in->sdst, valu_pack_flags(cout));
+    return MGS_OK;
+}
+
 /* ---- entry point -------------------------------------------------------- */
 
 int gcn_exec_valu(gcn_wave *w, const gcn_inst *in)
 {
+    if (in->op < GCN_OP_COUNT && fast_fmt[in->op] == in->fmt &&
+        w->exec == VALU_ALL_LANES && in->ext == GCN_EXT_NONE &&
+        (in->abs | in->neg | in->clamp | in->omod) == 0) {
+        int rc = in->fmt == GCN_FMT_VOP1 || in->fmt == GCN_FMT_VOP2
+                     ? valu_fast(w, in) : valu_fast_vop3(w, in);
+        if (rc != VALU_NOT_MINE)
+            return rc;
+    }
     valu_ctx c;
     c.w = w;
     c.in = in;

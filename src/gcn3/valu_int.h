@@ -23,6 +23,13 @@
 ** before storing lane l, which keeps that correct.
 ** Mask-producing operations (carry-out, compares) build a 64-bit value
 ** where inactive lanes read 0, as the hardware does.
+** Before all this, gcn_exec_valu tries a narrower fast path (exec_valu.c
+** valu_fast / valu_fast_vop3): the ~20 operations that fill compiled inner
+** loops (v_mac_f32, v_add_u32/v_addc_u32, v_mov_b32, shifts, logic,
+** v_lshlrev_b64, v_mad_u64_u32), EXEC full, no modifier or extension, run
+** as one loop straight over the register rows. Its results must equal
+** the family handlers' (tests/unit/gcn3/test_exec_valu_fast.c); an op
+** added there needs the same expression here.
 **
 ** Invariants: a source pointer returned by a fetch helper stays valid until
 ** the instruction finishes (it points into the wave or into the context);

@@ -149,6 +149,12 @@ static bool send_map(cp *c, cp_wg *w)
     return true;
 }
 
+/* One past the last work-group this CP runs (gpu_launch.wg_end). */
+static uint64_t wg_limit(const gpu_launch *l)
+{
+    return l->wg_end ? l->wg_end : l->total_groups;
+}
+
 static bool dispatch(cp *c)
 {
     bool progress = false;
@@ -156,7 +162,7 @@ static bool dispatch(cp *c)
         return false;
     const gpu_launch *l = c->launch;
     for (uint32_t k = 0; k < c->cfg.wgs_per_cycle; k++) {
-        if (c->status != MGS_OK || c->next_wg >= l->total_groups)
+        if (c->status != MGS_OK || c->next_wg >= wg_limit(l))
             break;
         cp_wg *w = c->free_wgs;
         uint32_t cu_index;
@@ -220,7 +226,8 @@ static void start_launch(cp *c, cp_msg *m)
     c->launch_msg = m;
     c->launch = m->launch;
     c->start = eng_now(c->base.eng);
-    c->next_wg = c->wgs_done = c->outstanding = c->wf_insts = 0;
+    c->next_wg = c->launch->wg_begin;
+    c->wgs_done = c->outstanding = c->wf_insts = 0;
     c->status = MGS_OK;
     c->ctrl_next = 0;
     c->ctrl_outstanding = 0;
@@ -260,7 +267,7 @@ static bool cp_tick(sim_comp *sc)
     }
     if (c->phase == CP_DISPATCH) {
         progress |= dispatch(c);
-        bool all_mapped = c->next_wg == c->launch->total_groups ||
+        bool all_mapped = c->next_wg >= wg_limit(c->launch) ||
                           c->status != MGS_OK;
         if (all_mapped && !c->pending && c->outstanding == 0) {
             c->phase = CP_FLUSH;

@@ -41,6 +41,10 @@ typedef struct gpu_launch {
     uint32_t lds_per_group;   /* bytes */
     uint64_t code_va;         /* device address of the first instruction */
     uint64_t id;              /* dispatch id */
+    /* Work-groups [wg_begin, wg_end) of the grid run on this GPU's CP
+    ** (unified multi-GPU launches hand each GPU a contiguous chunk);
+    ** wg_end == 0 means the whole grid. */
+    uint64_t wg_begin, wg_end;
 } gpu_launch;
 
 typedef struct cp_msg {

@@ -83,8 +83,9 @@ int cu_config_validate(const cu_config *c)
              c->fetch_line <= MEM_LINE_MAX,
          "cu.fetch_line must be a power of 2 in 8..%d (got %u)", MEM_LINE_MAX,
          c->fetch_line);
-    NEED(c->inst_buf_bytes >= c->fetch_line && c->inst_buf_bytes <= 4096,
-         "cu.inst_buf_bytes must be fetch_line..4096 (got %u)",
+    /* Two lines at least: an instruction may straddle a line boundary. */
+    NEED(c->inst_buf_bytes >= 2 * c->fetch_line && c->inst_buf_bytes <= 4096,
+         "cu.inst_buf_bytes must be 2 x fetch_line..4096 (got %u)",
          c->inst_buf_bytes);
     NEED(pow2(c->vmem_line) && c->vmem_line >= 8 && c->vmem_line <= 64,
          "cu.vmem_line must be a power of 2 in 8..64 (got %u)", c->vmem_line);
@@ -170,11 +171,6 @@ bool cu_res_fits_empty(const cu_config *cfg, const gpu_launch *l)
 }
 
 /* ---- work-groups and waves ---- */
-
-uint64_t cu_wave_pc_va(const cu_wave *wv)
-{
-    return wv->wg->launch->code_va + wv->w.pc;
-}
 
 static void simd_list_add(cu *c, cu_wave *wv)
 {
@@ -372,7 +368,10 @@ static bool take_maps(cu *c)
 {
     bool progress = false;
     cp_msg *m;
-    while ((m = (cp_msg *)port_peek(&c->ctrl))) {
+    const uint32_t cap = c->nwaves_slots + c->cfg.ctrl_buffer;
+    /* Every message taken is answered through done_q: keep room for it. */
+    while (c->done_count + c->resident < cap &&
+           (m = (cp_msg *)port_peek(&c->ctrl))) {
         if (m == c->map_blocked && !c->res_freed)
             break; /* still does not fit: nothing was released since */
         if (m->base.type != CU_MAP_WG) {
@@ -384,6 +383,19 @@ static bool take_maps(cu *c)
             continue;
         }
         const gpu_launch *l = m->launch;
+        gcn_workgroup shape;
+        gcn_emu_init_workgroup(&l->emu, m->wg_id, &shape);
+        if (shape.nwaves > l->waves_per_group) {
+            port_retrieve(&c->ctrl);
+            mgs_error_set(MGS_EINTERNAL,
+                          "kernel %s: work-group (%u,%u,%u) has %u waves but "
+                          "the launch reserves %u", l->emu.prog->kernel->name,
+                          m->wg_id[0], m->wg_id[1], m->wg_id[2], shape.nwaves,
+                          l->waves_per_group);
+            answer(c, m, MGS_EINTERNAL, 0);
+            progress = true;
+            continue;
+        }
         if (!cu_res_fits_empty(&c->cfg, l)) {
             port_retrieve(&c->ctrl);
             mgs_error_set(MGS_EINVAL,
@@ -439,9 +451,23 @@ static bool wv_inst_buffered(const cu_wave *wv)
     return va >= wv->ib_start && va + size <= wv->ib_end;
 }
 
+/* Whether the fetch arbiter would send a fetch for the wave on its turn
+** (the same test as cu_fetch). */
+static bool wv_can_fetch(const cu *c, const cu_wave *wv)
+{
+    if (wv->state == CU_W_ENDED || wv->fetch_inflight ||
+        c->fetch_inflight >= c->cfg.fetch_max_inflight)
+        return false;
+    const uint64_t line = c->cfg.fetch_line;
+    uint64_t pc_line = cu_wave_pc_va(wv) & ~(line - 1);
+    uint64_t start = wv->ib_start > pc_line ? wv->ib_start : pc_line;
+    return wv->fetch_next + line - start <= c->cfg.inst_buf_bytes;
+}
+
 /* Earliest future cycle at which something timed changes, or UINT64_MAX:
-** a wave's next issue turn once its instruction in flight completes, an
-** LDS operation's completion, a memory unit's next instruction slot. */
+** a wave's next issue turn once its instruction in flight completes, its
+** SIMD's next fetch turn when it wants a fetch, an LDS operation's
+** completion, a memory unit's next instruction slot. */
 static uint64_t next_timed_cycle(const cu *c, uint64_t now)
 {
     uint64_t best = UINT64_MAX;
@@ -457,13 +483,19 @@ static uint64_t next_timed_cycle(const cu *c, uint64_t now)
                 if (t < best)
                     best = t;
             }
-            for (uint32_t j = 0; j < wv->nops; j++) {
-                const cu_memop *op = &wv->ops[wv->order[j]];
-                if (!op->plan && !op->done && op->ready_cycle > now &&
-                    op->ready_cycle < best)
-                    best = op->ready_cycle;
+            if (wv_can_fetch(c, wv)) {
+                /* Its SIMD's next fetch turn. */
+                uint64_t t = now + 1;
+                t += (s + ns - t % ns) % ns;
+                if (t < best)
+                    best = t;
             }
         }
+    if (c->lds_pending) {
+        const cu_memop *op = c->lds_fifo[c->lds_head];
+        if (op->ready_cycle > now && op->ready_cycle < best)
+            best = op->ready_cycle;
+    }
     const cu_memunit *units[2] = {&c->vmem, &c->smem};
     for (int i = 0; i < 2; i++)
         if (units[i]->qcount && !units[i]->coalesced &&
@@ -593,6 +625,7 @@ cu *cu_new(sim_engine *eng, const char *name, const cu_config *cfg,
     port_init(&c->inst, &c->base, "inst", cfg->mem_buffer);
     cu_res_init(&c->res, cfg);
     c->nwaves_slots = cfg->num_simds * cfg->wf_slots_per_simd;
+    c->simd_pow2 = !(cfg->num_simds & (cfg->num_simds - 1));
     c->waves = mgs_xcalloc(c->nwaves_slots, sizeof *c->waves);
     for (uint32_t i = 0; i < c->nwaves_slots; i++)
         c->waves[i].state = CU_W_FREE;
@@ -608,6 +641,8 @@ cu *cu_new(sim_engine *eng, const char *name, const cu_config *cfg,
     for (uint32_t i = 0; i < c->nplans; i++)
         c->plan_free[i] = &c->plans[c->nplans - 1 - i];
     c->plan_nfree = c->nplans;
+    c->lds_fifo_cap = c->nwaves_slots * CU_LGKM_MAX;
+    c->lds_fifo = mgs_xcalloc(c->lds_fifo_cap, sizeof *c->lds_fifo);
     for (int i = 0; i < CU_WAKE_EVENTS; i++)
         eng_event_init(&c->wake[i], &c->base, 1, NULL);
 
@@ -661,6 +696,7 @@ void cu_free(cu *c)
     free(c->done_q);
     free(c->plans);
     free(c->plan_free);
+    free(c->lds_fifo);
     cu_memunit_fini(&c->vmem);
     cu_memunit_fini(&c->smem);
     port_fini(&c->ctrl);

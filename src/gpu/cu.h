@@ -31,6 +31,9 @@
 ** program (gcn_emu_program: pc 0 = prog->code[0]); the CU fetches
 ** code VA = launch->code_va + pc, so code_va must be the device address of
 ** prog->code[0].
+** Scratch: a wave's private segment offset is its index in its work-group
+** (as in emu mode), so concurrently resident work-groups share scratch;
+** kernels that use scratch need a per-slot layout first (docs/cu.md).
 ** Requests come from the mem_pool given to cu_new; the CU frees its
 ** requests and the responses it receives. Destinations are set with
 ** cu_set_*_route (a mem_route, copied; mem_route_single for one port).

@@ -164,32 +164,50 @@ struct cu {
     uint64_t next_age;
     uint64_t lds_next_free;   /* cycle the LDS unit takes a new op */
     uint32_t lds_pending;     /* LDS operations not yet complete */
+    cu_memop **lds_fifo;      /* those, in issue order = completion order
+                                 (a fixed latency); ring of lds_fifo_cap */
+    uint32_t lds_head, lds_fifo_cap;
     uint32_t fetch_inflight;  /* CU-wide */
     uint64_t last_cycle;      /* last tick's cycle (busy-cycle accounting) */
     bool issued_this_cycle;
     sim_event wake[CU_WAKE_EVENTS];
     uint64_t wake_at[CU_WAKE_EVENTS];
     uint64_t wf_insts;
+    mgs_time cycle_time;      /* cu_cycle's memo: time and its cycle */
+    uint64_t cycle;
+    bool simd_pow2;           /* num_simds is a power of two */
     cu_stats st;
 };
 
-/* TEMPORARY (cu_emu_shim.c) until emu.h declares them: the emulator's
-** initial work-group and wave state. w->vgpr / w->nvgpr are kept. */
-void gcn_emu_init_workgroup(const gcn_emu_launch *l, const uint32_t wg_id[3],
-                            gcn_workgroup *wg);
-void gcn_emu_init_wave(const gcn_emu_launch *l, gcn_workgroup *wg,
-                       gcn_exec_ctx *ctx, uint32_t wi, gcn_wave *w);
-
-static inline uint64_t cu_cycle(const cu *c)
+/* The current cycle. Ticks come on consecutive edges most of the time, so
+** the division is skipped when the time is one period after the last. */
+static inline uint64_t cu_cycle(cu *c)
 {
-    return eng_now(c->base.eng) / c->cfg.period;
+    mgs_time t = eng_now(c->base.eng);
+    if (t != c->cycle_time) {
+        c->cycle = t == c->cycle_time + c->cfg.period ? c->cycle + 1
+                                                       : t / c->cfg.period;
+        c->cycle_time = t;
+    }
+    return c->cycle;
+}
+
+/* The SIMD whose fetch and issue turn it is in cycle now. */
+static inline uint32_t cu_turn(const cu *c, uint64_t now)
+{
+    return c->simd_pow2 ? (uint32_t)now & (c->cfg.num_simds - 1)
+                        : (uint32_t)(now % c->cfg.num_simds);
+}
+
+static inline uint64_t cu_wave_pc_va(const cu_wave *wv)
+{
+    return wv->wg->launch->code_va + wv->w.pc;
 }
 
 /* cu.c */
 void cu_wave_end(cu *c, cu_wave *wv, int status, const char *msg);
 void cu_wave_maybe_finish(cu *c, cu_wave *wv);
 void cu_barrier_check(cu *c, cu_wg *g);
-uint64_t cu_wave_pc_va(const cu_wave *wv);
 
 /* cu_issue.c */
 bool cu_fetch(cu *c, uint64_t now);

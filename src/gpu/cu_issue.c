@@ -48,7 +48,7 @@ bool cu_fetch(cu *c, uint64_t now)
 {
     if (!c->inst_routed || c->fetch_inflight >= c->cfg.fetch_max_inflight)
         return false;
-    uint32_t s = (uint32_t)(now % c->cfg.num_simds);
+    uint32_t s = cu_turn(c, now);
     const uint64_t line = c->cfg.fetch_line;
     cu_wave *best = NULL;
     for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
@@ -219,7 +219,8 @@ static void after_branch(cu *c, cu_wave *wv)
         ib_reset(c, wv);
 }
 
-/* Scheduler-handled instructions. Returns true (always issues). */
+/* Scheduler-handled instructions (s_waitcnt, s_barrier, s_endpgm, s_nop and
+** the other non-branch SOPP); they always issue. */
 static void exec_internal(cu *c, cu_wave *wv, const gcn_inst *in,
                           uint64_t now)
 {
@@ -272,7 +273,8 @@ static void exec_internal(cu *c, cu_wave *wv, const gcn_inst *in,
     }
 }
 
-/* A free memory-operation slot of the wave, or NULL. */
+/* Whether the wave can take one more memory operation holding the given
+** counters (32 in flight, each counter at most 15). */
 static bool mem_room(const cu *c, const cu_wave *wv, bool vm, bool lgkm)
 {
     (void)c;
@@ -295,8 +297,14 @@ static bool exec_mem(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
     }
     gcn_mem_plan *p = cu_plan_alloc(c);
     int rc = gcn_mem_plan_inst(&wv->w, in, p);
-    if (rc == MGS_OK && p->kind == GCN_MEM_NONE && !vector)
+    if (rc == MGS_OK && p->kind == GCN_MEM_NONE && !vector) {
         rc = gcn_exec_scalar(&wv->w, in); /* s_memtime, s_dcache_* */
+        /* In timing mode the time counters read the CU's cycle (emu mode
+        ** has no clock and returns the wave's instruction count). */
+        if (rc == MGS_OK && (in->op == GCN_OP_S_MEMTIME ||
+                             in->op == GCN_OP_S_MEMREALTIME))
+            gcn_write_s64(&wv->w, in->data0, now);
+    }
     count_inst(c, wv, vector ? c->st.vmem : c->st.smem);
     if (rc != MGS_OK || p->kind == GCN_MEM_NONE) {
         c->plan_free[c->plan_nfree++] = p;
@@ -336,6 +344,7 @@ static bool exec_lds(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now)
     op->pc = wv->w.pc;
     op->lgkm = 1;
     op->ready_cycle = now + c->cfg.lds_cycles;
+    c->lds_fifo[(c->lds_head + c->lds_pending) % c->lds_fifo_cap] = op;
     c->lds_pending++;
     wv->lgkm_out++;
     c->lds_next_free = now + c->cfg.lds_issue_cycles;
@@ -376,7 +385,7 @@ static bool exec_alu(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
 
 bool cu_issue(cu *c, uint64_t now)
 {
-    uint32_t s = (uint32_t)(now % c->cfg.num_simds);
+    uint32_t s = cu_turn(c, now);
     uint32_t n = c->simd_nwaves[s];
     if (!n)
         return false;

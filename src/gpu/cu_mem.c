@@ -200,31 +200,15 @@ bool cu_take_mem_responses(cu *c, cu_memunit *u, uint64_t now)
 bool cu_retire_lds(cu *c, uint64_t now)
 {
     bool progress = false;
-    if (!c->lds_pending)
-        return false;
-    for (uint32_t s = 0; s < c->cfg.num_simds; s++) {
-        /* Snapshot: a retirement may finish a work-group and edit lists. */
-        cu_wave *list[64];
-        uint32_t n = c->simd_nwaves[s];
-        memcpy(list, c->simd_waves[s], n * sizeof *list);
-        for (uint32_t i = 0; i < n; i++) {
-            cu_wave *wv = list[i];
-            if (wv->state == CU_W_FREE)
-                continue;
-            bool any = false;
-            for (uint32_t j = 0; j < wv->nops; j++) {
-                cu_memop *op = &wv->ops[wv->order[j]];
-                if (!op->plan && !op->done && op->ready_cycle <= now) {
-                    op->done = 1;
-                    c->lds_pending--;
-                    any = true;
-                }
-            }
-            if (any) {
-                progress = true;
-                cu_wave_retire(c, wv, now);
-            }
-        }
+    while (c->lds_pending) {
+        cu_memop *op = c->lds_fifo[c->lds_head];
+        if (op->ready_cycle > now)
+            break;
+        c->lds_head = (c->lds_head + 1) % c->lds_fifo_cap;
+        c->lds_pending--;
+        op->done = 1;
+        progress = true;
+        cu_wave_retire(c, op->wave, now); /* may finish the work-group */
     }
     return progress;
 }

@@ -40,6 +40,7 @@ struct gpu_build {
     dram **dram;
     tlb **l2tlb;
     mmu *mmu;
+    rdma_engine *rdma;        /* NULL without cfg.with_rdma */
     sim_port **l2_tops;       /* route candidates (borrowed by routes) */
     sim_port **l2tlb_tops;
     sim_conn *driver_link, *dispatch_net, *ctrl_net, *xbar, *mem_net,
@@ -104,6 +105,9 @@ void gpu_build_config_default(gpu_build_config *c)
     c->mem_net = c->sa_net;
     c->tlb_net = c->sa_net;
     c->ctrl_net = c->sa_net;
+    c->with_rdma = false;
+    rdma_config_default(&c->rdma);
+    c->external_memory = false;
 }
 
 void gpu_build_config_from(gpu_build_config *c, const mgs_config *k)
@@ -176,6 +180,9 @@ static void set_periods(gpu_build_config *c)
     c->dram.channels = c->l2_banks;
     c->dram.interleave = c->l2_interleave;
     c->dram.base = c->phys_base;
+    c->rdma.gpu = (uint32_t)c->gpu;
+    c->rdma.period = p;
+    c->rdma.line = c->l2.line;
 }
 
 int gpu_build_config_validate(const gpu_build_config *c0)
@@ -209,6 +216,8 @@ int gpu_build_config_validate(const gpu_build_config *c0)
         (rc = mmu_config_validate(&c.mmu)) ||
         (rc = dram_config_validate(&c.dram)))
         return rc;
+    if (c.with_rdma && (rc = rdma_config_validate(&c.rdma)))
+        return rc;
     const sim_conn_config *conns[] = {&c.sa_net, &c.xbar, &c.mem_net,
                                       &c.tlb_net, &c.ctrl_net};
     for (size_t i = 0; i < 5; i++)
@@ -219,6 +228,56 @@ int gpu_build_config_validate(const gpu_build_config *c0)
 
 /* snprintf into a static-size name buffer. */
 #define NAME(buf, ...) snprintf(buf, sizeof buf, __VA_ARGS__)
+
+/* What build_l1_path needs to wire one L1 inside a shader array. */
+typedef struct l1_path {
+    gpu_build *g;
+    sim_conn *net;            /* the shader array's connection */
+    mem_pool *pool;
+    stat_registry *st;
+    const mem_route *to_l2, *to_l2tlb;
+    char prefix[64];          /* "GPU[g].SA[s]" */
+} l1_path;
+
+/* One L1 of any kind with its address translator X<what> and L1 TLB
+** TLB<what>: translator top/tlb/bottom, TLB top and cache top on the SA
+** connection; TLB bottom on TLBNet; cache bottom on the crossbar; both
+** ctrl ports on CtrlNet and registered with the CP. */
+static void build_l1_path(const l1_path *p, const char *what,
+                          const cache_config *ccfg, xlat **xo, tlb **to,
+                          cache **lo)
+{
+    gpu_build *g = p->g;
+    const gpu_build_config *c = &g->cfg;
+    char n[128];
+    NAME(n, "%s.X%s", p->prefix, what);
+    xlat *x = xlat_new(g->eng, n, &c->xlat, p->pool, p->st);
+    NAME(n, "%s.TLB%s", p->prefix, what);
+    tlb *t = tlb_new(g->eng, n, &c->l1_tlb, p->pool, p->st);
+    NAME(n, "%s.%s", p->prefix, what);
+    cache *l = cache_new(g->eng, n, ccfg, p->pool, p->st);
+    conn_plug(p->net, xlat_top(x));
+    conn_plug(p->net, xlat_tlb(x));
+    conn_plug(p->net, xlat_bottom(x));
+    conn_plug(p->net, tlb_top(t));
+    conn_plug(g->tlb_net, tlb_bottom(t));
+    conn_plug(p->net, cache_top(l));
+    conn_plug(g->xbar, cache_bottom(l));
+    conn_plug(g->ctrl_net, cache_ctrl(l));
+    conn_plug(g->ctrl_net, tlb_ctrl(t));
+    cp_add_l1(g->cp, cache_ctrl(l));
+    cp_add_tlb(g->cp, tlb_ctrl(t));
+    mem_route r;
+    mem_route_single(&r, tlb_top(t));
+    xlat_set_tlb_route(x, &r);
+    mem_route_single(&r, cache_top(l));
+    xlat_set_route(x, &r);
+    tlb_set_route(t, p->to_l2tlb);
+    cache_set_route(l, p->to_l2);
+    *xo = x;
+    *to = t;
+    *lo = l;
+}
 
 gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
                          mem_pool *pool, stat_registry *st,
@@ -259,13 +318,15 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
         NAME(n, "GPU[%d].L2[%u]", gi, b);
         g->l2[b] = cache_new(eng, n, &c->l2, pool, st);
         NAME(n, "GPU[%d].DRAM[%u]", gi, b);
-        g->dram[b] = dram_new(eng, n, &c->dram, pool, st, backing);
         g->l2_tops[b] = cache_top(g->l2[b]);
         conn_plug(g->xbar, cache_top(g->l2[b]));
-        conn_plug(g->mem_net, cache_bottom(g->l2[b]));
-        conn_plug(g->mem_net, dram_top(g->dram[b]));
         conn_plug(g->ctrl_net, cache_ctrl(g->l2[b]));
         cp_add_l2(g->cp, cache_ctrl(g->l2[b]));
+        if (c->external_memory)
+            continue;         /* the platform wires the bottom */
+        g->dram[b] = dram_new(eng, n, &c->dram, pool, st, backing);
+        conn_plug(g->mem_net, cache_bottom(g->l2[b]));
+        conn_plug(g->mem_net, dram_top(g->dram[b]));
         mem_route r;
         mem_route_single(&r, dram_top(g->dram[b]));
         cache_set_route(g->l2[b], &r);
@@ -290,47 +351,33 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
     mem_route to_l2, to_l2tlb;
     mem_route_interleaved(&to_l2, g->l2_tops, c->l2_banks,
                           (uint32_t)c->l2_interleave);
+    if (c->with_rdma) {
+        /* Seed 002 Fig. 5.8a: local addresses to the L2 banks, every other
+        ** one through the RDMA engine to its home GPU's L2. */
+        NAME(n, "GPU[%d].RDMA", gi);
+        g->rdma = rdma_new(eng, n, &c->rdma, pool, st);
+        conn_plug(g->xbar, rdma_inside(g->rdma));
+        conn_plug(g->xbar, rdma_local(g->rdma));
+        rdma_set_local_route(g->rdma, &to_l2);
+        rdma_route_split(&to_l2, g->l2_tops, c->l2_banks,
+                         (uint32_t)c->l2_interleave, c->phys_base,
+                         c->phys_base + c->mem_bytes, rdma_inside(g->rdma));
+    }
     mem_route_interleaved(&to_l2tlb, g->l2tlb_tops, c->l2_tlbs,
                           c->l2_tlb.page_bytes);
 
-    /* An L1 of any kind: translator + L1 TLB + cache, wired in an SA. */
     g->nsas = c->num_cus / c->cus_per_sa;
     g->sas = mgs_xcalloc(g->nsas, sizeof *g->sas);
     g->cus = mgs_xcalloc(c->num_cus, sizeof *g->cus);
-#define L1_PATH(X, T, L, CCFG, what)                                        \
-    do {                                                                    \
-        NAME(n, "GPU[%d].SA[%u].X%s", gi, s, what);                         \
-        X = xlat_new(eng, n, &c->xlat, pool, st);                           \
-        NAME(n, "GPU[%d].SA[%u].TLB%s", gi, s, what);                       \
-        T = tlb_new(eng, n, &c->l1_tlb, pool, st);                          \
-        NAME(n, "GPU[%d].SA[%u].%s", gi, s, what + 0);                      \
-        L = cache_new(eng, n, CCFG, pool, st);                              \
-        conn_plug(sa->net, xlat_top(X));                                    \
-        conn_plug(sa->net, xlat_tlb(X));                                    \
-        conn_plug(sa->net, xlat_bottom(X));                                 \
-        conn_plug(sa->net, tlb_top(T));                                     \
-        conn_plug(g->tlb_net, tlb_bottom(T));                               \
-        conn_plug(sa->net, cache_top(L));                                   \
-        conn_plug(g->xbar, cache_bottom(L));                                \
-        conn_plug(g->ctrl_net, cache_ctrl(L));                              \
-        conn_plug(g->ctrl_net, tlb_ctrl(T));                                \
-        cp_add_l1(g->cp, cache_ctrl(L));                                    \
-        cp_add_tlb(g->cp, tlb_ctrl(T));                                     \
-        mem_route r1;                                                       \
-        mem_route_single(&r1, tlb_top(T));                                  \
-        xlat_set_tlb_route(X, &r1);                                         \
-        mem_route_single(&r1, cache_top(L));                                \
-        xlat_set_route(X, &r1);                                             \
-        tlb_set_route(T, &to_l2tlb);                                        \
-        cache_set_route(L, &to_l2);                                         \
-    } while (0)
-
     for (uint32_t s = 0; s < g->nsas; s++) {
         gpu_sa *sa = &g->sas[s];
         NAME(n, "GPU[%d].SA[%u].Net", gi, s);
         sa->net = conn_new(eng, n, &c->sa_net, st);
-        L1_PATH(sa->xs, sa->ts, sa->l1s, &c->l1s, "L1S");
-        L1_PATH(sa->xi, sa->ti, sa->l1i, &c->l1i, "L1I");
+        l1_path p = {.g = g, .net = sa->net, .pool = pool, .st = st,
+                     .to_l2 = &to_l2, .to_l2tlb = &to_l2tlb};
+        NAME(p.prefix, "GPU[%d].SA[%u]", gi, s);
+        build_l1_path(&p, "L1S", &c->l1s, &sa->xs, &sa->ts, &sa->l1s);
+        build_l1_path(&p, "L1I", &c->l1i, &sa->xi, &sa->ti, &sa->l1i);
         mem_route to_s, to_i;
         mem_route_single(&to_s, xlat_top(sa->xs));
         mem_route_single(&to_i, xlat_top(sa->xi));
@@ -339,7 +386,7 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
             gpu_cu *u = &g->cus[ci];
             char what[32];
             NAME(what, "L1V[%u]", k);
-            L1_PATH(u->xv, u->tv, u->l1v, &c->l1v, what);
+            build_l1_path(&p, what, &c->l1v, &u->xv, &u->tv, &u->l1v);
             NAME(n, "GPU[%d].SA[%u].CU[%u]", gi, s, k);
             u->cu = cu_new(eng, n, &c->cu, pool, st);
             conn_plug(sa->net, cu_vmem(u->cu));
@@ -354,7 +401,6 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
             cu_set_inst_route(u->cu, &to_i);
         }
     }
-#undef L1_PATH
     return g;
 }
 
@@ -381,8 +427,11 @@ void gpu_build_free(gpu_build *g)
     }
     for (uint32_t b = 0; b < c->l2_banks; b++) {
         cache_free(g->l2[b]);
-        dram_free(g->dram[b]);
+        if (g->dram[b])
+            dram_free(g->dram[b]);
     }
+    if (g->rdma)
+        rdma_free(g->rdma);
     for (uint32_t t = 0; t < c->l2_tlbs; t++)
         tlb_free(g->l2tlb[t]);
     mmu_free(g->mmu);
@@ -411,6 +460,12 @@ cp *gpu_build_cp(gpu_build *g) { return g->cp; }
 const gpu_build_config *gpu_build_get_config(const gpu_build *g)
 {
     return &g->cfg;
+}
+
+rdma_engine *gpu_build_rdma(gpu_build *g) { return g->rdma; }
+cache *gpu_build_l2(gpu_build *g, uint32_t b)
+{
+    return b < g->cfg.l2_banks ? g->l2[b] : NULL;
 }
 
 uint64_t gpu_build_wf_insts(const gpu_build *g)

@@ -34,6 +34,7 @@
 #include "mem/backing.h"
 #include "mem/cache.h"
 #include "mem/dram.h"
+#include "mem/rdma.h"
 #include "mem/tlb.h"
 #include "sim/conn.h"
 #include "sim/engine.h"
@@ -65,6 +66,15 @@ typedef struct gpu_build_config {
     sim_conn_config mem_net;  /* L2 banks <-> DRAM channels */
     sim_conn_config tlb_net;  /* L1 TLBs <-> L2 TLBs <-> MMU */
     sim_conn_config ctrl_net; /* CP <-> CUs, CP <-> cache/TLB ctrl */
+    /* Multi-GPU wiring (platform/platform.h); both off for a lone GPU. */
+    bool with_rdma;           /* adds GPU[g].RDMA on the crossbar: L1
+                                 misses outside [phys_base, phys_base +
+                                 mem_bytes) go to it (rdma_route_split),
+                                 remote requests it serves go to the L2s */
+    rdma_config rdma;         /* gpu, period and line are set here */
+    bool external_memory;     /* no DRAM channels: the platform plugs the
+                                 L2 bottoms into its memory network and
+                                 sets their routes (MGPU-SM) */
 } gpu_build_config;
 
 /* The R9 Nano of Table 5.1 with the assumed values documented in
@@ -91,6 +101,9 @@ void gpu_build_plug_driver(gpu_build *g, sim_port *driver_port);
 sim_port *gpu_build_cp_port(gpu_build *g);
 cp *gpu_build_cp(gpu_build *g);
 const gpu_build_config *gpu_build_get_config(const gpu_build *g);
+/* The RDMA engine (NULL without with_rdma) and L2 bank b (b < l2_banks). */
+rdma_engine *gpu_build_rdma(gpu_build *g);
+cache *gpu_build_l2(gpu_build *g, uint32_t b);
 /* Wavefront instructions issued by all CUs so far. */
 uint64_t gpu_build_wf_insts(const gpu_build *g);
 

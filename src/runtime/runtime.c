@@ -15,8 +15,11 @@
 ** functional executor (src/gcn3/emu.c); launches are synchronous. With
 ** MGS_GPU_ALL, work-group i of n is accounted to GPU i * gpus / n
 ** (contiguous chunks, as a unified multi-GPU dispatcher would hand out).
-** Timing mode currently executes functionally as well (sim_time_ps stays
-** 0) until the timing model takes over the launch.
+** Timing mode (MGS_MODE_TIMING) hands the same prepared dispatch to the
+** platform model instead (runtime/timing.h, platform/platform.h: N GPUs
+** of opt.platform's type): built lazily on the first timing launch, once
+** per runtime; the launch accumulates simulated time in
+** totals.sim_time_ps and the components' statistics go to opt.stats.
 **
 ** Kernels are pre-decoded once, when mgs_module_kernel first returns them.
 ** Ownership: the runtime owns modules; a module owns its kernels.
@@ -27,6 +30,7 @@
 #include "gcn3/emu.h"
 #include "mgsim/errors.h"
 #include "runtime/devmem.h"
+#include "runtime/timing.h"
 #include "util/xmalloc.h"
 
 #include <stdlib.h>
@@ -56,6 +60,7 @@ struct mgs_rt {
     uint64_t next_dispatch_id;
     mgs_launch_hook hook;
     void *hook_user;
+    mgs_timing *timing;         /* timing mode: built on first launch */
 };
 
 void mgs_rt_options_default(mgs_rt_options *o)
@@ -111,6 +116,7 @@ void mgs_rt_free(mgs_rt *rt)
         rt->modules = m->next;
         module_free(m);
     }
+    mgs_timing_free(rt->timing);  /* before the devmem it borrows */
     mgs_devmem_destroy(&rt->mem);
     free(rt->gpu_wgs);
     free(rt);
@@ -363,6 +369,43 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
     return MGS_OK;
 }
 
+/* Timing mode: the platform model runs the prepared dispatch (timing.h).
+** gpu: the launch's target (MGS_GPU_ALL spreads it over every GPU). */
+static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el)
+{
+    if (!rt->timing) {
+        platform_config pc;
+        platform_config_default(&pc);
+        if (rt->opt.config)
+            platform_config_from(&pc, rt->opt.config);
+        pc.ngpus = (uint32_t)rt->opt.num_gpus;
+        if (rt->opt.platform) {
+            int type = platform_type_parse(rt->opt.platform);
+            if (type < 0)
+                return mgs_error_set(MGS_ECONFIG, "unknown platform '%s'",
+                                     rt->opt.platform);
+            pc.type = (platform_type)type;
+        }
+        int rc = mgs_timing_new_platform(&pc, &rt->mem, rt->opt.stats,
+                                         &rt->timing);
+        if (rc)
+            return rc;
+    }
+    mgs_timing_result res;
+    int rc = mgs_timing_launch(rt->timing, gpu, el, &res);
+    rt->totals.workgroups += res.workgroups;
+    rt->totals.wavefronts += res.wavefronts;
+    rt->totals.wf_insts += res.wf_insts;
+    rt->totals.sim_time_ps += res.sim_time;
+    /* Work-groups per GPU as the GPUs ran them (monolithic: all on one). */
+    platform *p = mgs_timing_platform(rt->timing);
+    for (uint32_t i = 0; i < platform_num_gpus(p); i++)
+        rt->gpu_wgs[i] += mgs_timing_last_wgs(rt->timing, i);
+    if (!rc)
+        rt->totals.kernels++;
+    return rc;
+}
+
 int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l)
 {
     const gcn_kernel *gk = k->k;
@@ -395,6 +438,13 @@ int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l)
     int rc = setup_dispatch(rt, k, l, home, &bufs, &el);
     if (rc) {
         free_bufs(rt, &bufs);
+        return rc;
+    }
+    if (rt->opt.mode == MGS_MODE_TIMING) {
+        rc = launch_timing(rt, l->gpu, &el);
+        free_bufs(rt, &bufs);
+        if (!rc && rt->hook)
+            rt->hook(rt, k, l, rt->hook_user);
         return rc;
     }
     rc = gcn_emu_init(&emu, &el);

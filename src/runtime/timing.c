@@ -17,18 +17,21 @@
 #include "util/xmalloc.h"
 
 #define NO_PTE UINT32_MAX
+#define TM_MAX_GPUS 16
 
-/* The driver: one port to the CP; sends the pending launch and records
-** the answer. */
+/* The driver: one port per GPU model's CP; sends the pending launches and
+** records the answers. */
 typedef struct tm_driver {
     sim_comp base;            /* FIRST */
-    sim_port port;
-    cp_msg msg;               /* the launch message (owned) */
-    bool to_send, done;
+    uint32_t n;
+    sim_port port[TM_MAX_GPUS];
+    cp_msg msg[TM_MAX_GPUS];  /* the launch messages (owned) */
+    bool to_send[TM_MAX_GPUS], done[TM_MAX_GPUS];
 } tm_driver;
 
 typedef struct tm_code {
     const gcn_emu_program *prog;
+    uint32_t model;           /* GPU model the copy is for */
     uint64_t va;
 } tm_code;
 
@@ -37,16 +40,18 @@ struct mgs_timing {
     stat_registry *stats;
     sim_engine *eng;
     mem_pool *pool;
-    gpu_build *gpu;
+    platform *plat;
+    uint32_t nmodels;
     tm_driver drv;
-    mem_backing backing;
+    mem_backing backing;      /* global physical addresses */
     mem_pagetable pt;
-    uint32_t *revmap;         /* phys page -> pte index (GPU 0) */
-    uint64_t npages;
+    uint32_t *revmap;         /* global phys page -> pte index */
+    uint64_t pages_per_gpu, npages;
     tm_code *codes;
     size_t ncodes, code_cap;
     uint64_t mem_per_gpu;
-    gpu_launch launch;        /* the launch in flight */
+    gpu_launch launch[TM_MAX_GPUS]; /* the launch in flight, per model */
+    uint64_t last_wgs[TM_MAX_GPUS];
 };
 
 /* ---- driver ---- */
@@ -55,14 +60,16 @@ static bool drv_tick(sim_comp *c)
 {
     tm_driver *d = (tm_driver *)c;
     bool progress = false;
-    if (d->to_send && port_send(&d->port, &d->msg.base) == MGS_OK) {
-        d->to_send = false;
-        progress = true;
-    }
-    sim_msg *m = port_retrieve(&d->port);
-    if (m) {
-        d->done = true;
-        progress = true;
+    for (uint32_t i = 0; i < d->n; i++) {
+        if (d->to_send[i] && port_send(&d->port[i], &d->msg[i].base) ==
+                                 MGS_OK) {
+            d->to_send[i] = false;
+            progress = true;
+        }
+        if (port_retrieve(&d->port[i])) {
+            d->done[i] = true;
+            progress = true;
+        }
     }
     return progress;
 }
@@ -70,7 +77,10 @@ static bool drv_tick(sim_comp *c)
 static bool drv_busy(const sim_comp *c)
 {
     const tm_driver *d = (const tm_driver *)c;
-    return d->to_send;
+    for (uint32_t i = 0; i < d->n; i++)
+        if (d->to_send[i])
+            return true;
+    return false;
 }
 
 static const sim_comp_ops drv_ops = {
@@ -95,7 +105,7 @@ static int pt_translate(void *ud, uint32_t pid, uint64_t va, uint64_t *pa)
     return MGS_OK;
 }
 
-/* The entry mapping GPU-0 physical page, or NULL. */
+/* The entry mapping global physical page `page`, or NULL. */
 static mgs_devmem_pte *phys_pte(mgs_timing *t, uint64_t page)
 {
     if (page >= t->npages || t->revmap[page] == NO_PTE)
@@ -105,7 +115,9 @@ static mgs_devmem_pte *phys_pte(mgs_timing *t, uint64_t page)
     if (idx >= m->npte)
         return NULL;
     mgs_devmem_pte *p = &m->ptes[idx];
-    return p->gpu == 0 && p->phys_page == page ? p : NULL;
+    return p->gpu >= 0 &&
+                   (uint64_t)p->gpu * t->pages_per_gpu + p->phys_page == page
+               ? p : NULL;
 }
 
 static int phys_read(void *ud, uint64_t pa, void *dst, size_t n)
@@ -160,34 +172,47 @@ static void revmap_refresh(mgs_timing *t)
     mgs_devmem *m = t->mem;
     for (uint64_t i = 0; i < m->npte; i++) {
         const mgs_devmem_pte *p = &m->ptes[i];
-        if (p->gpu == 0 && p->phys_page < t->npages)
-            t->revmap[p->phys_page] = (uint32_t)i;
+        if (p->gpu >= 0 && p->phys_page < t->pages_per_gpu)
+            t->revmap[(uint64_t)p->gpu * t->pages_per_gpu + p->phys_page] =
+                (uint32_t)i;
     }
 }
 
 /* ---- lifecycle ---- */
 
-int mgs_timing_new(const gpu_build_config *gc0, mgs_devmem *mem,
+int mgs_timing_new(const gpu_build_config *gc, mgs_devmem *mem,
                    stat_registry *stats, mgs_timing **out)
 {
+    platform_config pc;
+    platform_config_default(&pc);
+    if (gc)
+        pc.gpu = *gc;
+    pc.gpu.gpu = 0;
+    pc.gpu.phys_base = 0;
+    pc.ngpus = (uint32_t)mem->num_gpus;
+    return mgs_timing_new_platform(&pc, mem, stats, out);
+}
+
+int mgs_timing_new_platform(const platform_config *pc0, mgs_devmem *mem,
+                            stat_registry *stats, mgs_timing **out)
+{
     *out = NULL;
-    gpu_build_config gc;
-    if (gc0)
-        gc = *gc0;
-    else
-        gpu_build_config_default(&gc);
-    gc.gpu = 0;
-    gc.phys_base = 0;
+    platform_config pc = *pc0;
+    if (pc.ngpus != (uint32_t)mem->num_gpus)
+        return mgs_error_set(MGS_ECONFIG, "timing: platform of %u GPU(s) "
+                             "for device memory of %d", pc.ngpus,
+                             mem->num_gpus);
     uint64_t mem_per_gpu = mem->gpus[0].total_pages << MGS_DEVMEM_PAGE_SHIFT;
-    gc.mem_bytes = mem_per_gpu;
-    int rc = gpu_build_config_validate(&gc);
+    pc.gpu.mem_bytes = mem_per_gpu;
+    int rc = platform_config_validate(&pc);
     if (rc)
         return rc;
     mgs_timing *t = MGS_NEW(mgs_timing);
     t->mem = mem;
     t->stats = stats;
     t->mem_per_gpu = mem_per_gpu;
-    t->npages = mem->gpus[0].total_pages;
+    t->pages_per_gpu = mem->gpus[0].total_pages;
+    t->npages = t->pages_per_gpu * pc.ngpus;
     t->revmap = mgs_xmalloc(t->npages * sizeof *t->revmap);
     memset(t->revmap, 0xff, t->npages * sizeof *t->revmap);
     t->backing = (mem_backing){.read = phys_read, .write = phys_write,
@@ -195,10 +220,18 @@ int mgs_timing_new(const gpu_build_config *gc0, mgs_devmem *mem,
     t->pt = (mem_pagetable){.translate = pt_translate, .ud = t};
     t->eng = eng_new(NULL);
     t->pool = mem_pool_new();
-    t->gpu = gpu_build_new(t->eng, &gc, t->pool, stats, &t->backing, &t->pt);
-    comp_init(&t->drv.base, t->eng, &drv_ops, "Driver", gc.period);
-    port_init(&t->drv.port, &t->drv.base, "port", 4);
-    gpu_build_plug_driver(t->gpu, &t->drv.port);
+    t->plat = platform_new(t->eng, &pc, t->pool, stats, &t->backing,
+                           &t->pt);
+    t->nmodels = platform_num_gpus(t->plat);
+    tm_driver *d = &t->drv;
+    comp_init(&d->base, t->eng, &drv_ops, "Driver", pc.gpu.period);
+    d->n = t->nmodels;
+    for (uint32_t i = 0; i < d->n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "port[%u]", i);
+        port_init(&d->port[i], &d->base, name, 4);
+        gpu_build_plug_driver(platform_gpu(t->plat, i), &d->port[i]);
+    }
     *out = t;
     return MGS_OK;
 }
@@ -207,8 +240,9 @@ void mgs_timing_free(mgs_timing *t)
 {
     if (!t)
         return;
-    gpu_build_free(t->gpu);
-    port_fini(&t->drv.port);
+    platform_free(t->plat);
+    for (uint32_t i = 0; i < t->drv.n; i++)
+        port_fini(&t->drv.port[i]);
     comp_fini(&t->drv.base);
     mem_pool_free(t->pool);
     eng_free(t->eng);
@@ -219,20 +253,30 @@ void mgs_timing_free(mgs_timing *t)
     free(t);
 }
 
+uint64_t mgs_timing_last_wgs(const mgs_timing *t, uint32_t i)
+{
+    return i < t->nmodels ? t->last_wgs[i] : 0;
+}
+
+platform *mgs_timing_platform(mgs_timing *t) { return t->plat; }
+
 mgs_time mgs_timing_now(const mgs_timing *t) { return eng_now(t->eng); }
 sim_engine *mgs_timing_engine(mgs_timing *t) { return t->eng; }
 
-/* Device address of prog's code, uploading it on first use. */
-static int code_va(mgs_timing *t, const gcn_emu_program *prog, uint64_t *va)
+/* Device address of prog's code for GPU model `model`, uploading it (on
+** that GPU's memory) on first use. */
+static int code_va(mgs_timing *t, const gcn_emu_program *prog,
+                   uint32_t model, uint64_t *va)
 {
     for (size_t i = 0; i < t->ncodes; i++)
-        if (t->codes[i].prog == prog) {
+        if (t->codes[i].prog == prog && t->codes[i].model == model) {
             *va = t->codes[i].va;
             return MGS_OK;
         }
     uint64_t d;
     /* One line of slack: fetches read whole 64-byte lines. */
-    int rc = mgs_devmem_alloc_range(t->mem, 0, prog->code_size + 64, &d);
+    int rc = mgs_devmem_alloc_range(t->mem, (int)model, prog->code_size + 64,
+                                    &d);
     if (rc)
         return rc;
     if ((rc = mgs_devmem_write(t->mem, d, prog->code, prog->code_size))) {
@@ -243,24 +287,20 @@ static int code_va(mgs_timing *t, const gcn_emu_program *prog, uint64_t *va)
         t->code_cap = t->code_cap ? 2 * t->code_cap : 8;
         t->codes = mgs_xrealloc(t->codes, t->code_cap * sizeof *t->codes);
     }
-    t->codes[t->ncodes++] = (tm_code){.prog = prog, .va = d};
+    t->codes[t->ncodes++] = (tm_code){.prog = prog, .model = model, .va = d};
     *va = d;
     return MGS_OK;
 }
 
-int mgs_timing_launch(mgs_timing *t, int gpu, const gcn_emu_launch *el,
-                      mgs_timing_result *res)
+/* Fills model i's launch descriptor for work-groups [begin, end). */
+static int prepare_launch(mgs_timing *t, uint32_t i, const gcn_emu_launch *el,
+                          uint64_t begin, uint64_t end)
 {
-    memset(res, 0, sizeof *res);
-    if (gpu != 0)
-        return mgs_error_set(MGS_EUNSUPPORTED, "timing mode models one GPU; "
-                             "launch on GPU %d is not supported yet", gpu);
-    gpu_launch *l = &t->launch;
+    gpu_launch *l = &t->launch[i];
     memset(l, 0, sizeof *l);
-    int rc = code_va(t, el->prog, &l->code_va);
+    int rc = code_va(t, el->prog, i, &l->code_va);
     if (rc)
         return rc;
-    revmap_refresh(t);
     const gcn_kernel *k = el->prog->kernel;
     l->emu = *el;
     l->emu.mem_ops = NULL;    /* memory goes through the ports */
@@ -278,26 +318,120 @@ int mgs_timing_launch(mgs_timing *t, int gpu, const gcn_emu_launch *el,
     l->sgprs_per_wave = k->sgpr_count ? k->sgpr_count : 16;
     l->lds_per_group = el->lds_bytes;
     l->id = el->dispatch_id;
+    /* An empty range must not read as "whole grid" (wg_end == 0). */
+    l->wg_begin = begin < l->total_groups ? begin : l->total_groups;
+    l->wg_end = end < l->total_groups ? end : l->total_groups;
+    return MGS_OK;
+}
 
+/* Sends model i's prepared launch at the next driver tick. */
+static void post_launch(mgs_timing *t, uint32_t i)
+{
     tm_driver *d = &t->drv;
-    memset(&d->msg, 0, sizeof d->msg);
-    d->msg.base.type = CP_LAUNCH;
-    d->msg.base.dst = gpu_build_cp_port(t->gpu);
-    d->msg.base.bytes = 64;
-    d->msg.launch = l;
-    d->to_send = true;
-    d->done = false;
-    mgs_time start = eng_now(t->eng);
-    comp_wake(&d->base);
-    rc = eng_run(t->eng);
+    memset(&d->msg[i], 0, sizeof d->msg[i]);
+    d->msg[i].base.type = CP_LAUNCH;
+    d->msg[i].base.dst = gpu_build_cp_port(platform_gpu(t->plat, i));
+    d->msg[i].base.bytes = 64;
+    d->msg[i].launch = &t->launch[i];
+    d->to_send[i] = true;
+    d->done[i] = false;
+}
+
+/* Runs the engine until every posted launch answered. */
+static int run_posted(mgs_timing *t, const bool *posted)
+{
+    comp_wake(&t->drv.base);
+    int rc = eng_run(t->eng);
+    if (rc) {
+        /* MGSIM_DUMP=1: print every component's state for debugging. */
+        const char *dump = getenv("MGSIM_DUMP");
+        if (dump && *dump && strcmp(dump, "0"))
+            eng_dump(t->eng, stderr);
+        return rc;
+    }
+    for (uint32_t i = 0; i < t->nmodels; i++)
+        if (posted[i] && !t->drv.done[i])
+            return mgs_error_set(MGS_EINTERNAL, "timing: the engine stopped "
+                                 "before command processor %u finished", i);
+    return MGS_OK;
+}
+
+int mgs_timing_launch(mgs_timing *t, int gpu, const gcn_emu_launch *el,
+                      mgs_timing_result *res)
+{
+    memset(res, 0, sizeof *res);
+    memset(t->last_wgs, 0, sizeof t->last_wgs);
+    const platform_config *pc = platform_get_config(t->plat);
+    if (gpu < -1 || gpu >= (int)pc->ngpus)
+        return mgs_error_set(MGS_EINVAL, "timing: launch on GPU %d of %u",
+                             gpu, pc->ngpus);
+    bool target[TM_MAX_GPUS] = {false}, flush[TM_MAX_GPUS] = {false};
+    uint32_t ntargets = 0;
+    if (gpu < 0 && t->nmodels > 1) {
+        for (uint32_t i = 0; i < t->nmodels; i++)
+            target[i] = true;
+        ntargets = t->nmodels;
+    } else {
+        target[platform_gpu_of(t->plat, gpu)] = true;
+        ntargets = 1;
+    }
+    revmap_refresh(t);
+    uint64_t total = 0;
+    int rc = MGS_OK;
+    for (uint32_t i = 0, k = 0; i < t->nmodels && !rc; i++) {
+        if (!target[i])
+            continue;
+        /* Contiguous chunks: chunk k of ntargets (seed 002 §5.3.1). */
+        rc = prepare_launch(t, i, el, 0, 0);
+        if (rc)
+            break;
+        total = t->launch[i].total_groups;
+        if (ntargets > 1) {
+            t->launch[i].wg_begin = total * k / ntargets;
+            t->launch[i].wg_end = total * (k + 1) / ntargets;
+            if (t->launch[i].wg_end == 0)      /* 0 means the whole grid */
+                t->launch[i].wg_begin = t->launch[i].wg_end = total;
+        }
+        k++;
+    }
     if (rc)
         return rc;
-    if (!d->done)
-        return mgs_error_set(MGS_EINTERNAL, "timing: the engine stopped "
-                             "before the command processor finished");
-    res->workgroups = d->msg.wg_index;
-    res->wavefronts = d->msg.wg_index * l->waves_per_group;
-    res->wf_insts = d->msg.wf_insts;
+    revmap_refresh(t);        /* code uploads may have mapped pages */
+    mgs_time start = eng_now(t->eng);
+    for (uint32_t i = 0; i < t->nmodels; i++)
+        if (target[i])
+            post_launch(t, i);
+    rc = run_posted(t, target);
+    if (rc)
+        return rc;
+    int status = MGS_OK;
+    for (uint32_t i = 0; i < t->nmodels; i++) {
+        if (!target[i])
+            continue;
+        const cp_msg *m = &t->drv.msg[i];
+        t->last_wgs[i] = m->wg_index;
+        res->workgroups += m->wg_index;
+        res->wavefronts += m->wg_index * t->launch[i].waves_per_group;
+        res->wf_insts += m->wf_insts;
+        if (status == MGS_OK)
+            status = m->status;
+    }
+    /* Release: L2s that may hold dirty data of this launch after their
+    ** own CP flushed (timing.h). */
+    bool rdma = pc->ngpus > 1 && (pc->type == PLATFORM_DISCRETE ||
+                                  pc->type == PLATFORM_UNIFIED);
+    bool any = false;
+    for (uint32_t i = 0; i < t->nmodels; i++) {
+        flush[i] = ntargets > 1 || (rdma && !target[i]);
+        if (!flush[i])
+            continue;
+        any = true;
+        if ((rc = prepare_launch(t, i, el, total, total)))
+            return rc;
+        post_launch(t, i);
+    }
+    if (any && (rc = run_posted(t, flush)))
+        return rc;
     res->sim_time = eng_now(t->eng) - start;
-    return d->msg.status;
+    return status;
 }

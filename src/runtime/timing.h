@@ -22,6 +22,18 @@
 ** invalidated at the next launch, so no cache holds stale or dirty data.
 ** DMA timing for copies comes with the multi-GPU issue.
 **
+** Multi-GPU (platform/platform.h): the model is a whole platform. A launch
+** on GPU g goes to that GPU model's CP (monolithic: the one CP); a launch
+** on MGS_GPU_ALL (unified, shared) goes to every CP at once, CP i running
+** the contiguous chunk [i * n / N, (i + 1) * n / N) of the n work-groups
+** (seed 002 §5.3.1). Code is uploaded once per program and GPU model, on
+** that GPU, so instruction fetch stays local. The engine runs until every
+** target CP answered; then, because remote writes (RDMA) or another CP's
+** late writes may have left dirty lines in an L2 whose own CP already
+** flushed, every other L2 that may hold data of this launch is flushed
+** and invalidated by an empty launch (no work-groups) to its CP - a
+** counted release message, included in the launch's time.
+**
 ** Ownership: mgs_timing owns its engine, message pool, GPU model and the
 ** code uploads; the devmem and the statistics registry are borrowed and
 ** must outlive it (free the timing state before the devmem).
@@ -33,6 +45,7 @@
 
 #include "gcn3/emu.h"
 #include "platform/gpu_build.h"
+#include "platform/platform.h"
 #include "runtime/devmem.h"
 #include "sim/stats.h"
 
@@ -46,16 +59,24 @@ typedef struct mgs_timing_result {
 } mgs_timing_result;
 
 /* gc: the GPU to build (NULL: the R9 Nano defaults). stats may be NULL.
-** Builds GPU 0 now (one-GPU timing; more GPUs come with the multi-GPU
-** platforms). MGS_ECONFIG for a bad configuration. */
+** Builds one GPU (GPU 0). MGS_ECONFIG for a bad configuration. */
 int mgs_timing_new(const gpu_build_config *gc, mgs_devmem *mem,
                    stat_registry *stats, mgs_timing **out);
+/* A whole platform; pc->ngpus must equal mem->num_gpus, and pc->gpu's
+** mem_bytes is replaced by the devmem's memory per GPU. */
+int mgs_timing_new_platform(const platform_config *pc, mgs_devmem *mem,
+                            stat_registry *stats, mgs_timing **out);
 void mgs_timing_free(mgs_timing *t);
 
-/* Runs one dispatch on GPU gpu (only 0 for now). el is the functional
-** launch the runtime prepared (kernarg, packet, queue in device memory). */
+/* Runs one dispatch on GPU gpu (0..ngpus-1, or MGS_GPU_ALL = -1). el is
+** the functional launch the runtime prepared (kernarg, packet, queue in
+** device memory). */
 int mgs_timing_launch(mgs_timing *t, int gpu, const gcn_emu_launch *el,
                       mgs_timing_result *res);
+
+/* Work-groups GPU model i completed in the last launch. */
+uint64_t mgs_timing_last_wgs(const mgs_timing *t, uint32_t i);
+platform *mgs_timing_platform(mgs_timing *t);
 
 /* Simulated time so far, ps. */
 mgs_time mgs_timing_now(const mgs_timing *t);

@@ -114,7 +114,7 @@ static void lane_deliver(sim_conn *c, conn_lane *l)
     sim_engine *e = c->base.eng;
     const uint32_t cap = c->cfg.lane_capacity;
     sim_msg *m = l->ring[l->head];
-    sim_port *dst = m->dst;
+    sim_port *dst = l->deliver_to ? l->deliver_to : m->dst;
     if (dst->count == dst->capacity) {
         l->blocked = true;
         l->next_blocked = NULL;
@@ -188,8 +188,10 @@ int conn_check(const sim_conn *c)
             if (l->ring[(l->head + k) % cap]->arrive_time <
                 l->ring[(l->head + k - 1) % cap]->arrive_time)
                 return 0;
-        if (l->blocked != (l->count > 0 &&
-                           lane_on_list(l, l->ring[l->head]->dst)))
+        if (l->blocked !=
+            (l->count > 0 &&
+             lane_on_list(l, l->deliver_to ? l->deliver_to
+                                           : l->ring[l->head]->dst)))
             return 0;
         if (l->ev.scheduled && (l->count == 0 || l->blocked))
             return 0;
@@ -271,6 +273,13 @@ void conn_plug(sim_conn *c, sim_port *p)
     c->lanes[c->nlanes++] = l;
     p->conn = c;
     p->lane = l;
+}
+
+void conn_plug_via(sim_conn *c, sim_port *p, sim_port *via)
+{
+    assert(via && via->conn == c && "via must be plugged into c");
+    conn_plug(c, p);
+    p->lane->deliver_to = via;
 }
 
 void conn_free(sim_conn *c)

@@ -62,6 +62,9 @@ struct conn_lane {
     sim_event ev;         /* delivery of the head */
     bool blocked;         /* head waits for room at its destination */
     conn_lane *next_blocked; /* in the destination port's blocked list */
+    sim_port *deliver_to; /* NULL: each message goes to its m->dst; else
+                             every message goes here, m->dst untouched
+                             (network attachment, see conn_plug_via) */
 };
 
 struct sim_conn {
@@ -84,6 +87,12 @@ sim_conn *conn_new(sim_engine *e, const char *name,
 void conn_free(sim_conn *c);
 /* Plugs p (not yet plugged) into c, creating its lane. */
 void conn_plug(sim_conn *c, sim_port *p);
+/* Plugs p like conn_plug, but its lane delivers every message to via (a
+** port already plugged into c) instead of m->dst, leaving m->dst as the
+** sender set it. A network (src/noc) attaches a component's port this way:
+** the component addresses the final destination port as with a direct
+** connection, and the network's interface port receives the message. */
+void conn_plug_via(sim_conn *c, sim_port *p, sim_port *via);
 
 /* 1 if every lane's invariants hold (see conn.c); for tests and asserts. */
 int conn_check(const sim_conn *c);

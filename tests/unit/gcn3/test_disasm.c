@@ -6,7 +6,9 @@
 ** registers, inline constants (0.15915494, -2.0 for f16), literals, VOP3
 ** modifiers (neg(), |x|, clamp, mul:2, div:2), SDWA (incl. VOPC without
 ** suffix, sext), DPP, DS offsets and swizzle macros, FLAT/MUBUF flags,
-** MTBUF formats, s_waitcnt, hwreg, sendmsg and gpr_idx.
+** MTBUF formats, s_waitcnt, hwreg, sendmsg and gpr_idx. Cases marked
+** fuzz-found are disagreements scripts/fuzz_disasm.py once reported, with
+** the text llvm-mc printed (SGPR alignment, DPP sext, invalid immediates).
 ** Plus buffer-truncation and invalid-opcode behaviour. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -98,6 +100,20 @@ static const dis_case cases[] = {
     { { 0x02, 0x84, 0x80, 0x8e }, 4, "s_lshl_b64 s[0:1], s[2:3], 4" },
     { { 0x00, 0x05, 0x24, 0x7c }, 4, "v_cmp_class_f64_e32 vcc, v[0:1], v2" },
     { { 0x00, 0x01, 0x92, 0xd2, 0x02, 0x09, 0x02, 0x00 }, 8, "v_trig_preop_f64 v[0:1], |v[2:3]|, v4" },
+    /* fuzz-found */ { { 0x4a, 0x39, 0xdb, 0x93 }, 4, "s_bfe_u64 s[90:91], s[74:75], s57" },
+    /* fuzz-found */ { { 0xfa, 0x20, 0xf1, 0x66, 0x23, 0x43, 0xe1, 0xbd }, 8, "v_ldexp_f16_dpp v120, |v35|, sext(v144) row_bcast:31 row_mask:0xb bank_mask:0xd" },
+    /* fuzz-found */ { { 0x62, 0x00, 0x7a, 0xd8, 0x00, 0x00, 0x00, 0x00 }, 8, "ds_swizzle_b32 v0, v0 offset:swizzle(BITMASK_PERM,\"00011\")" },
+    /* fuzz-found */ { { 0xab, 0x1d, 0x96, 0xbe }, 4, "s_setpc_b64 /*invalid immediate*/" },
+    /* fuzz-found */ { { 0x84, 0xd0, 0x90, 0xbf }, 4, "s_sendmsg sendmsg(MSG_SAVEWAVE)" },
+    /* fuzz-found */ { { 0x27, 0x01, 0x91, 0xbf }, 4, "s_sendmsghalt sendmsg(7, 2, 1)" },
+    /* fuzz-found */ { { 0x83, 0x1e, 0x80, 0xbf }, 4, "s_nop 0x1e83" },
+    /* fuzz-found */ { { 0xf9, 0xc2, 0xac, 0x7d, 0xbd, 0x0c, 0x49, 0x02 }, 8, "v_cmpx_ge_i32 vcc, sext(v189), v97 src0_sel:BYTE_1 src1_sel:BYTE_2" },
+    /* fuzz-found */ { { 0x29, 0xfa, 0xc5, 0xd1, 0xd0, 0xe2, 0x00, 0x61 }, 8, "v_cubesc_f32 v41, neg(-16), -|ttmp1|, s64 clamp" },
+    /* fuzz-found */ { { 0xff, 0x74, 0xcc, 0x7e, 0x83, 0xf9, 0x22, 0x3e }, 8, "v_cvt_f16_i16_e32 v102, 0xf983" },
+    /* fuzz-found */ { { 0x06, 0x1a, 0xea, 0xe8, 0x53, 0x35, 0x90, 0x34 }, 8, "tbuffer_store_format_x v53, v83, s[64:67], s52 format:[BUF_DATA_FORMAT_32_32_32,BUF_NUM_FORMAT_SNORM] offen offset:2566 tfe" },
+    /* fuzz-found */ { { 0x1b, 0x27, 0x41, 0xe0, 0x21, 0xe4, 0x16, 0x5a }, 8, "buffer_load_ubyte v33, s[88:91], s90 idxen offset:1819 lds" },
+    /* fuzz-found */ { { 0x71, 0xec, 0xcc, 0x8f }, 4, "s_lshr_b64 s[76:77], ttmp[0:1], src_shared_limit" },
+    /* fuzz-found */ { { 0xfa, 0x7e, 0x84, 0x7f, 0x73, 0x43, 0x29, 0x0e }, 8, "v_rsq_f16_dpp v194, |v115| row_bcast:31 row_mask:0x0 bank_mask:0xe bound_ctrl:1" },
 };
 
 static void test_llvm_round_trips(void **state)

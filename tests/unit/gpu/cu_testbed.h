@@ -132,12 +132,15 @@ typedef struct tcp {
     int status[1024];
     uint64_t done_cycle[1024];
     uint64_t wf_insts;
+    uint64_t start_cycle;     /* first cycle at which it sends */
 } tcp;
 
 static bool tcp_tick(sim_comp *c)
 {
     tcp *p = (tcp *)c;
     bool progress = false;
+    if (eng_now(c->eng) / c->period < p->start_cycle)
+        return true; /* wait (ticking) until the start cycle */
     while (p->sent < p->nmsgs) {
         cp_msg *m = &p->msgs[p->sent];
         m->base.dst = p->cu_port;

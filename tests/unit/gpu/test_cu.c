@@ -2,7 +2,8 @@
 ** The compute unit timing model (src/gpu/cu*.c) against a fixed-latency
 ** memory (cu_testbed.h): a compiled kernel (vecadd.hsaco) computes the
 ** right results; a chain of K dependent VALU instructions takes about 4K
-** cycles and four waves on four SIMDs run in parallel; s_waitcnt waits for
+** cycles and four waves on four SIMDs run in parallel; s_memtime reads the
+** CU's cycle; s_waitcnt waits for
 ** the memory latency; s_barrier holds waves until the slowest arrives;
 ** faults and unsupported instructions end the work-group with a message;
 ** configuration validation and the resource table.
@@ -65,7 +66,8 @@ static double stat_of(testbed *tb, const char *metric)
 
 /* ---- vecadd.hsaco ---- */
 
-static void run_vecadd(uint32_t n, uint32_t block, uint64_t latency)
+static void run_vecadd_cfg(const cu_config *cfg_in, uint32_t n,
+                           uint32_t block, uint64_t latency)
 {
     char path[512];
     wl_kernel_path("vecadd.hsaco", path, sizeof path);
@@ -74,8 +76,7 @@ static void run_vecadd(uint32_t n, uint32_t block, uint64_t latency)
     const gcn_kernel *k = gcn_codeobj_find(co, "vecadd");
     assert_non_null(k);
 
-    cu_config cfg;
-    cu_config_default(&cfg);
+    cu_config cfg = *cfg_in;
     testbed tb;
     tb_init(&tb, &cfg, latency);
     assert_int_equal(gcn_emu_program_init(&tb.prog, k), MGS_OK);
@@ -103,7 +104,12 @@ static void run_vecadd(uint32_t n, uint32_t block, uint64_t latency)
     memcpy(pkt + GCN_PKT_GRID_SIZE_X, &grid, 4);
     tb_launch(&tb, grid, block, 0, kernarg, dispatch);
 
-    assert_int_equal(tb_run(&tb), MGS_OK);
+    int rc = tb_run(&tb);
+    if (rc != MGS_OK) {
+        print_error("%s\n", mgs_error_msg());
+        eng_dump(tb.eng, stderr);
+    }
+    assert_int_equal(rc, MGS_OK);
     assert_int_equal(tb.cp.done, tb.cp.nmsgs);
     for (uint32_t g = 0; g < tb.cp.nmsgs; g++)
         assert_int_equal(tb.cp.status[g], MGS_OK);
@@ -120,10 +126,18 @@ static void run_vecadd(uint32_t n, uint32_t block, uint64_t latency)
     assert_int_equal((uint64_t)stat_of(&tb, "vmem_insts"), waves * 3);
     assert_int_equal((uint64_t)stat_of(&tb, "smem_insts"), waves * 5);
     /* A full wave's dword load is 4 line requests (64 lanes x 4 B). */
-    assert_true(stat_of(&tb, "vmem_reqs_per_inst.max") == 4.0);
+    assert_true(stat_of(&tb, "vmem_reqs_per_inst.max") ==
+                (cfg.vmem_line == 64 ? 4.0 : 8.0));
     assert_int_equal(cu_resident_wgs(tb.cu), 0);
     tb_fini(&tb);
     gcn_codeobj_free(co);
+}
+
+static void run_vecadd(uint32_t n, uint32_t block, uint64_t latency)
+{
+    cu_config cfg;
+    cu_config_default(&cfg);
+    run_vecadd_cfg(&cfg, n, block, latency);
 }
 
 static void test_vecadd_results(void **state)
@@ -131,6 +145,29 @@ static void test_vecadd_results(void **state)
     (void)state;
     run_vecadd(1000, 256, 20); /* 4 work-groups, the last one partial */
     run_vecadd(3000, 64, 5);   /* more work-groups than fit at once */
+}
+
+/* Every queue and limit at its minimum: slower, same results, no hang. */
+static void test_tiny_buffers(void **state)
+{
+    (void)state;
+    cu_config cfg;
+    cu_config_default(&cfg);
+    cfg.vmem_queue = 1;
+    cfg.vmem_max_inflight = 1;
+    cfg.smem_max_inflight = 1;
+    cfg.fetch_max_inflight = 1;
+    cfg.mem_inst_max = 2;
+    cfg.ctrl_buffer = 1;
+    cfg.mem_buffer = 1;
+    cfg.inst_buf_bytes = 64; /* one line cannot hold a straddling inst */
+    assert_int_equal(cu_config_validate(&cfg), MGS_EINVAL);
+    assert_non_null(strstr(mgs_error_msg(), "cu.inst_buf_bytes"));
+    cfg.inst_buf_bytes = 128;
+    cfg.vmem_line = 32;
+    cfg.wf_slots_per_simd = 1;
+    assert_int_equal(cu_config_validate(&cfg), MGS_OK);
+    run_vecadd_cfg(&cfg, 1000, 256, 7);
 }
 
 /* ---- mt.hsaco: LDS tile + s_barrier, 2-D work-groups of 4 waves ---- */
@@ -179,7 +216,7 @@ static void test_transpose_lds_barrier(void **state)
 
 /* ---- ALU chain: 4 cycles per dependent VALU instruction ---- */
 
-static uint64_t run_chain(uint32_t k, uint32_t waves)
+static uint64_t run_chain_at(uint32_t k, uint32_t waves, uint64_t start)
 {
     static uint32_t code[1200];
     assert_true(k + 1 <= 1200);
@@ -192,6 +229,7 @@ static uint64_t run_chain(uint32_t k, uint32_t waves)
     tb_init(&tb, &cfg, 2);
     tb_hand_kernel(&tb, code, k + 1, 8);
     tb_launch(&tb, 64 * waves, 64 * waves, 0, 0, 0);
+    tb.cp.start_cycle = start;
     assert_int_equal(tb_run(&tb), MGS_OK);
     assert_int_equal(tb.cp.done, 1);
     assert_int_equal(tb.cp.status[0], MGS_OK);
@@ -199,6 +237,22 @@ static uint64_t run_chain(uint32_t k, uint32_t waves)
     uint64_t cycles = tb.cp.done_cycle[0];
     tb_fini(&tb);
     return cycles;
+}
+
+static uint64_t run_chain(uint32_t k, uint32_t waves)
+{
+    return run_chain_at(k, waves, 0);
+}
+
+/* A work-group arriving on any cycle of the 4-cycle SIMD rotation starts:
+** the CU, asleep, must wake for the wave's SIMD's fetch turn. */
+static void test_start_on_every_simd_turn(void **state)
+{
+    (void)state;
+    for (uint64_t start = 0; start < 8; start++) {
+        uint64_t t = run_chain_at(40, 1, start);
+        assert_true(t >= start + 160 && t <= start + 160 + 40);
+    }
 }
 
 static void test_alu_chain_4_cycles_each(void **state)
@@ -220,6 +274,40 @@ static void test_alu_chain_4_cycles_each(void **state)
                   (unsigned long long)t4, (unsigned long long)t8);
     assert_true(t8 >= 2 * 4 * k);
     assert_true(t8 <= 2 * (4 * k + 4 * k / 50 + 40));
+}
+
+/* s_memtime reads the CU's cycle: two reads around a chain of k
+** dependent VALU instructions differ by about 4k. */
+static void test_memtime_counts_cycles(void **state)
+{
+    (void)state;
+    enum { K = 50 };
+    static uint32_t code[K + 16];
+    uint32_t n = 0;
+    code[n++] = 0xc0900000u; code[n++] = 0; /* s_memtime s[0:1] */
+    for (uint32_t i = 0; i < K; i++)
+        code[n++] = V_ADD_F32_V5_V5_V5;
+    code[n++] = 0xc0900080u; code[n++] = 0; /* s_memtime s[2:3] */
+    code[n++] = 0x80840002u;                 /* s_sub_u32 s4, s2, s0 */
+    code[n++] = 0x7e040204u;                 /* v_mov_b32 v2, s4 */
+    code[n++] = V_MOV_V0_LIT;
+    code[n++] = (uint32_t)TB_MEM_BASE;
+    code[n++] = V_MOV_V1_0;
+    code[n++] = 0xdc700000u;
+    code[n++] = 0x00000200u;                 /* flat_store_dword v[0:1], v2 */
+    code[n++] = S_ENDPGM;
+    cu_config cfg;
+    cu_config_default(&cfg);
+    testbed tb;
+    tb_init(&tb, &cfg, 5);
+    tb_hand_kernel(&tb, code, n, 8);
+    tb_launch(&tb, 64, 64, 0, 0, 0);
+    assert_int_equal(tb_run(&tb), MGS_OK);
+    assert_int_equal(tb.cp.status[0], MGS_OK);
+    uint32_t dt;
+    memcpy(&dt, tb_ptr(&tb, TB_MEM_BASE), 4);
+    assert_true(dt >= 4 * K && dt <= 4 * K + 8);
+    tb_fini(&tb);
 }
 
 /* ---- s_waitcnt waits for memory ---- */
@@ -374,6 +462,34 @@ static void test_unsupported_instruction(void **state)
     tb_fini(&tb);
 }
 
+/* A work-group the CU can never hold, or an inconsistent launch, is
+** answered at once with an error instead of waiting forever. */
+static void test_impossible_workgroups(void **state)
+{
+    (void)state;
+    static const uint32_t code[] = {S_ENDPGM};
+    cu_config cfg;
+    cu_config_default(&cfg);
+    testbed tb;
+    tb_init(&tb, &cfg, 10);
+    tb_hand_kernel(&tb, code, 1, 8);
+    tb_launch(&tb, 128, 128, 0, 0, 0);
+    tb.launch.vgprs_per_wave = 300; /* more than a SIMD has */
+    assert_int_equal(tb_run(&tb), MGS_OK);
+    assert_int_equal(tb.cp.status[0], MGS_EINVAL);
+    assert_non_null(strstr(mgs_error_msg(), "does not fit CU[0]"));
+    tb_fini(&tb);
+
+    tb_init(&tb, &cfg, 10);
+    tb_hand_kernel(&tb, code, 1, 8);
+    tb_launch(&tb, 128, 128, 0, 0, 0);
+    tb.launch.waves_per_group = 1; /* the group has 2 */
+    assert_int_equal(tb_run(&tb), MGS_OK);
+    assert_int_equal(tb.cp.status[0], MGS_EINTERNAL);
+    assert_non_null(strstr(mgs_error_msg(), "has 2 waves"));
+    tb_fini(&tb);
+}
+
 /* ---- configuration and resources ---- */
 
 static void test_config_validate(void **state)
@@ -425,12 +541,16 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vecadd_results),
+        cmocka_unit_test(test_tiny_buffers),
         cmocka_unit_test(test_transpose_lds_barrier),
         cmocka_unit_test(test_alu_chain_4_cycles_each),
+        cmocka_unit_test(test_start_on_every_simd_turn),
+        cmocka_unit_test(test_memtime_counts_cycles),
         cmocka_unit_test(test_waitcnt_waits_for_memory),
         cmocka_unit_test(test_barrier_synchronises_waves),
         cmocka_unit_test(test_fault_ends_workgroup),
         cmocka_unit_test(test_unsupported_instruction),
+        cmocka_unit_test(test_impossible_workgroups),
         cmocka_unit_test(test_config_validate),
         cmocka_unit_test(test_resource_table),
     };

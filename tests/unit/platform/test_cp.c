@@ -31,6 +31,7 @@ typedef struct fcu {
     uint32_t resident, max_resident, mapped;
     uint64_t first_map, last_done;
     uint64_t fail_index;     /* wg_index answered with MGS_EFAULT */
+    uint64_t lose_index;     /* wg_index never answered (a lost message) */
 } fcu;
 
 static bool fcu_tick(sim_comp *c)
@@ -43,6 +44,8 @@ static bool fcu_tick(sim_comp *c)
         assert_int_equal(m->base.type, CU_MAP_WG);
         if (!f->mapped++)
             f->first_map = now;
+        if (m->wg_index == f->lose_index)
+            continue;
         f->q[f->n] = m;
         f->ready[f->n++] = now + 50 * 1000;
         if (++f->resident > f->max_resident)
@@ -158,6 +161,7 @@ static void world_init(world *w, uint64_t fail_index)
         comp_init(&f->base, w->eng, &fcu_ops, n, 1000);
         port_init(&f->port, &f->base, "ctrl", 4);
         f->fail_index = fail_index;
+        f->lose_index = UINT64_MAX;
         conn_plug(w->conn, &f->port);
         cp_set_cu_port(w->cp, (uint32_t)i, &f->port);
     }
@@ -332,6 +336,25 @@ static void test_workgroup_too_big(void **state)
     world_fini(&w);
 }
 
+/* A CU that loses a work-group: the engine's watchdog reports the CP still
+** busy when the queue runs dry (MGS_EDEADLOCK, exit code 3). */
+static void test_lost_workgroup_deadlock(void **state)
+{
+    (void)state;
+    static world w;
+    world_init(&w, UINT64_MAX);
+    for (int i = 0; i < NCU; i++)
+        w.cus[i].lose_index = 7;
+    int rc = world_launch(&w, 20, 1);
+    assert_int_equal(rc, MGS_EDEADLOCK);
+    assert_int_equal(mgs_exit_code(rc), 3);
+    assert_non_null(strstr(mgs_error_msg(), "deadlock"));
+    assert_non_null(strstr(mgs_error_msg(), "CP"));
+    assert_false(w.drv.done);
+    /* The lost message is the CP's own record: nothing to release. */
+    world_fini(&w);
+}
+
 static void test_dispatcher_round_robin(void **state)
 {
     (void)state;
@@ -364,6 +387,7 @@ int main(void)
         cmocka_unit_test(test_resource_limit),
         cmocka_unit_test(test_failing_workgroup),
         cmocka_unit_test(test_workgroup_too_big),
+        cmocka_unit_test(test_lost_workgroup_deadlock),
         cmocka_unit_test(test_dispatcher_round_robin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

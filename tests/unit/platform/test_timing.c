@@ -153,6 +153,9 @@ static void test_tiny_buffers(void **state)
     gc.cp.port_buffer = 1;
     static vecadd_run v;
     run_vecadd(&gc, 700, &v);
+    print_message("tiny buffers: %s, %llu ps\n",
+                  v.rc == MGS_OK ? "completed" : "deadlock reported",
+                  (unsigned long long)v.res.sim_time);
     if (v.rc == MGS_OK)
         assert_true(v.checked_ok);
     else

@@ -28,7 +28,8 @@ typedef struct tm_fix {
 
 static void tm_put(uint8_t *p, uint64_t v, int n) { memcpy(p, &v, (size_t)n); }
 
-/* Loads kernels/<file>.hsaco and decodes kernel `name`. */
+/* Loads <kernel dir>/<file>.hsaco ($MGSIM_KERNEL_DIR or the build's) and
+** decodes kernel `name`. */
 static int tm_fix_init(tm_fix *f, const char *file, const char *name)
 {
     memset(f, 0, sizeof *f);
@@ -36,7 +37,10 @@ static int tm_fix_init(tm_fix *f, const char *file, const char *name)
     if (rc)
         return rc;
     char path[512];
-    snprintf(path, sizeof path, "%s/%s.hsaco", MGS_KERNEL_DIR, file);
+    const char *dir = getenv("MGSIM_KERNEL_DIR");
+    snprintf(path, sizeof path, "%s/%s.hsaco", dir && *dir ? dir
+                                                           : MGS_KERNEL_DIR,
+             file);
     if ((rc = gcn_codeobj_load_file(path, &f->co)))
         return rc;
     const gcn_kernel *k = gcn_codeobj_find(f->co, name);

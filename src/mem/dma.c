@@ -1,0 +1,551 @@
+/*
+** DMA engine (see dma.h for the model).
+**
+** State, bounded and allocated at construction:
+**   copies[max_copies]    commands being served: bytes issued, bytes
+**                         finished, chunks out, status
+**   issue FIFO            copies with chunks left to start, in command
+**                         order (only its head issues)
+**   slots[max_inflight]   chunks in flight: stage READ (waiting for the
+**                         source data) or WRITE (waiting for the write
+**                         acknowledgement); the request's origin points at
+**                         its slot
+**   send FIFOs            host and device (each <= max_inflight: a slot has
+**                         at most one request waiting), ctrl (<= max_copies)
+** Invariants (dma_check): used + free == capacity for slots and copies;
+** the chunks_out of all copies sum to the slots in use; a copy is done when
+** issued == finished == bytes, and then it leaves the table.
+*/
+#include "mem/dma.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mgsim/errors.h"
+#include "util/xmalloc.h"
+
+#define DMA_NONE UINT32_MAX
+
+typedef struct dma_copy {
+    dma_msg *cmd;          /* the driver's (held until DONE) */
+    uint64_t issued;       /* bytes whose chunk started */
+    uint64_t finished;     /* bytes written (or failed) */
+    uint32_t chunks_out;
+    int status;
+    bool in_use;
+} dma_copy;
+
+enum { STAGE_READ = 1, STAGE_WRITE };
+
+typedef struct dma_slot {
+    mem_msg *req;          /* our outstanding request */
+    uint32_t copy;
+    uint64_t src, dst;
+    uint32_t len;
+    uint8_t stage;
+    bool in_use;
+} dma_slot;
+
+typedef struct dma_fifo {
+    void **e;
+    uint32_t cap, head, count;
+    bool blocked;
+} dma_fifo;
+
+enum { ST_H2D, ST_D2H, ST_D2D, ST_PEER, ST_COPIES, ST_TIME_TOTAL, ST_FAULTS,
+       ST_STALL_INFLIGHT, ST_STALL_HOST, ST_STALL_DEVICE, ST_COUNT };
+
+static const char *const stat_names[ST_COUNT] = {
+    "bytes_h2d", "bytes_d2h", "bytes_d2d", "bytes_peer", "copies",
+    "copy_time_total", "faults", "stall_inflight_full", "stall_send_host",
+    "stall_send_device"};
+static const char *const stat_units[ST_COUNT] = {
+    "bytes", "bytes", "bytes", "bytes", "count", "ps", "count", "count",
+    "count", "count"};
+
+struct dma_engine {
+    sim_comp base;          /* first */
+    sim_port ctrl, host, device;
+    dma_config cfg;
+    mem_pool *pool;         /* borrowed */
+    mem_route host_route, device_route;
+    bool have_host_route, have_device_route;
+
+    dma_copy *copies;       /* [max_copies] */
+    uint32_t *free_copies, nfree_copies;
+    uint32_t *issue_q;      /* ring [max_copies] of copy indices */
+    uint32_t issue_head, issue_count;
+    dma_slot *slots;        /* [max_inflight] */
+    uint32_t *free_slots, nfree_slots;
+
+    dma_fifo q_host, q_device, q_ctrl;
+
+    stat_counter *st[ST_COUNT];
+    stat_counter own[ST_COUNT];
+    stat_hist *copy_time;
+    stat_hist own_copy_time;
+};
+
+void dma_msg_init(dma_msg *m, dma_space src_space, uint64_t src,
+                  dma_space dst_space, uint64_t dst, uint64_t bytes)
+{
+    memset(m, 0, sizeof *m);
+    m->base.type = DMA_COPY;
+    m->base.bytes = 32;      /* a command descriptor on the wire */
+    m->src_space = (uint8_t)src_space;
+    m->dst_space = (uint8_t)dst_space;
+    m->src = src;
+    m->dst = dst;
+    m->bytes = bytes;
+}
+
+void dma_config_default(dma_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->chunk = 64;           /* one cache line (seed 002 §3.6: 64 B lines) */
+    /* assumed: covers the bandwidth-delay product of a PCIe 3.0 x16 link,
+    ** 16 B/ns x ~400 ns round trip / 64 B = 100 chunks. */
+    c->max_inflight = 128;
+    c->max_copies = 4;       /* assumed */
+    c->chunks_per_cycle = 1; /* 64 B/cycle at 1 GHz > any host link */
+    c->ctrl_buffer = 4;
+    c->host_buffer = 16;     /* assumed */
+    c->device_buffer = 16;   /* assumed */
+    c->header_bytes = 8;     /* memory protocol header (cache.c) */
+    c->gpu = 0;
+    c->period = 1000;        /* 1 GHz (seed 002 Table 5.1) */
+}
+
+int dma_config_validate(const dma_config *c)
+{
+    if (c->chunk < 1 || c->chunk > MEM_LINE_MAX || (c->chunk & (c->chunk - 1)))
+        return mgs_error_set(MGS_EINVAL, "dma chunk must be a power of 2 "
+                             "<= %u (got %u)", MEM_LINE_MAX, c->chunk);
+    if (c->max_inflight < 1 || c->max_copies < 1 || c->chunks_per_cycle < 1 ||
+        c->ctrl_buffer < 1 || c->host_buffer < 1 || c->device_buffer < 1 ||
+        c->period < 1)
+        return mgs_error_set(MGS_EINVAL, "dma max_inflight, max_copies, "
+                             "chunks_per_cycle, buffers and period must be "
+                             ">= 1");
+    return MGS_OK;
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static void fifo_init(dma_fifo *f, uint32_t cap)
+{
+    f->e = MGS_NEW_ARRAY(void *, cap);
+    f->cap = cap;
+    f->head = f->count = 0;
+    f->blocked = false;
+}
+
+static void fifo_push(dma_fifo *f, void *m)
+{
+    assert(f->count < f->cap && "dma send FIFO sized too small");
+    f->e[(f->head + f->count) % f->cap] = m;
+    f->count++;
+}
+
+static bool drain(dma_engine *d, dma_fifo *f, sim_port *port,
+                  stat_counter *stall)
+{
+    bool progress = false;
+    while (f->count && !f->blocked) {
+        if (port_send(port, (sim_msg *)f->e[f->head]) != MGS_OK) {
+            f->blocked = true;
+            if (stall)
+                stat_inc(stall);
+            break;
+        }
+        f->head = (f->head + 1) % f->cap;
+        f->count--;
+        progress = true;
+    }
+    (void)d;
+    return progress;
+}
+
+static bool drain_all(dma_engine *d)
+{
+    bool p = false;
+    p |= drain(d, &d->q_host, &d->host, d->st[ST_STALL_HOST]);
+    p |= drain(d, &d->q_device, &d->device, d->st[ST_STALL_DEVICE]);
+    p |= drain(d, &d->q_ctrl, &d->ctrl, NULL);
+    return p;
+}
+
+/* Queues m toward the given space (its route picks the port). */
+static void send_to(dma_engine *d, dma_space space, mem_msg *m)
+{
+    assert(d->have_host_route && d->have_device_route &&
+           "dma routes not set");
+    if (space == DMA_SPACE_HOST) {
+        m->base.dst = mem_route_lookup(&d->host_route, m->addr);
+        fifo_push(&d->q_host, m);
+    } else {
+        m->base.dst = mem_route_lookup(&d->device_route, m->addr);
+        fifo_push(&d->q_device, m);
+    }
+}
+
+/* ---- copies ------------------------------------------------------------- */
+
+static void count_bytes(dma_engine *d, const dma_msg *cmd, uint64_t n)
+{
+    if (cmd->src_space == DMA_SPACE_HOST)
+        stat_addn(d->st[ST_H2D], n);
+    else if (cmd->dst_space == DMA_SPACE_HOST)
+        stat_addn(d->st[ST_D2H], n);
+    else if (cmd->flags & DMA_F_PEER)
+        stat_addn(d->st[ST_PEER], n);
+    else
+        stat_addn(d->st[ST_D2D], n);
+}
+
+/* Hands the command back to the driver. */
+static void complete_cmd(dma_engine *d, dma_msg *cmd, int status)
+{
+    mgs_time now = eng_now(d->base.eng);
+    cmd->status = status;
+    cmd->end = now;
+    cmd->base.type = DMA_COPY_DONE;
+    cmd->base.dst = cmd->base.src;
+    stat_inc(d->st[ST_COPIES]);
+    stat_addn(d->st[ST_TIME_TOTAL], now - cmd->start);
+    stat_hist_sample(d->copy_time, now - cmd->start);
+    fifo_push(&d->q_ctrl, cmd);
+}
+
+static void copy_finish_bytes(dma_engine *d, uint32_t ci, uint32_t len,
+                              bool ok)
+{
+    dma_copy *c = &d->copies[ci];
+    c->finished += len;
+    if (ok)
+        count_bytes(d, c->cmd, len);
+    if (c->finished < c->cmd->bytes)
+        return;
+    assert(c->issued == c->finished && c->chunks_out == 0);
+    complete_cmd(d, c->cmd, c->status);
+    c->in_use = false;
+    c->cmd = NULL;
+    d->free_copies[d->nfree_copies++] = ci;
+}
+
+static bool valid_space(uint8_t s)
+{
+    return s == DMA_SPACE_HOST || s == DMA_SPACE_DEVICE;
+}
+
+/* Takes new commands while a copy record is free. */
+static bool take_commands(dma_engine *d)
+{
+    bool progress = false;
+    /* Every copy in use and every immediate answer needs a ctrl FIFO
+    ** entry later: take a command only while one is guaranteed. */
+    while (d->nfree_copies && port_peek(&d->ctrl) &&
+           d->q_ctrl.count + (d->cfg.max_copies - d->nfree_copies) <
+               d->q_ctrl.cap) {
+        dma_msg *cmd = (dma_msg *)port_retrieve(&d->ctrl);
+        cmd->start = eng_now(d->base.eng);
+        progress = true;
+        bool bad = cmd->base.type != DMA_COPY || !valid_space(cmd->src_space) ||
+                   !valid_space(cmd->dst_space) ||
+                   (cmd->src_space == DMA_SPACE_HOST &&
+                    cmd->dst_space == DMA_SPACE_HOST) ||
+                   cmd->src + cmd->bytes < cmd->src ||
+                   cmd->dst + cmd->bytes < cmd->dst;
+        if (bad || cmd->bytes == 0) {
+            complete_cmd(d, cmd, bad ? MGS_EINVAL : MGS_OK);
+            continue;
+        }
+        uint32_t ci = d->free_copies[--d->nfree_copies];
+        d->copies[ci] = (dma_copy){.cmd = cmd, .status = MGS_OK,
+                                   .in_use = true};
+        d->issue_q[(d->issue_head + d->issue_count) % d->cfg.max_copies] = ci;
+        d->issue_count++;
+    }
+    return progress;
+}
+
+/* Starts up to chunks_per_cycle chunks of the oldest unfinished copy. */
+static bool issue_chunks(dma_engine *d)
+{
+    bool progress = false;
+    for (uint32_t n = 0; n < d->cfg.chunks_per_cycle && d->issue_count; n++) {
+        if (!d->nfree_slots) {
+            stat_inc(d->st[ST_STALL_INFLIGHT]);
+            break;
+        }
+        uint32_t ci = d->issue_q[d->issue_head];
+        dma_copy *c = &d->copies[ci];
+        const dma_msg *cmd = c->cmd;
+        uint64_t src = cmd->src + c->issued, dst = cmd->dst + c->issued;
+        uint64_t k = d->cfg.chunk;
+        uint64_t len = cmd->bytes - c->issued;
+        if (len > k - src % k)
+            len = k - src % k;
+        if (len > k - dst % k)
+            len = k - dst % k;
+        uint32_t si = d->free_slots[--d->nfree_slots];
+        dma_slot *s = &d->slots[si];
+        mem_msg *m = mem_msg_alloc(d->pool, MEM_READ);
+        m->addr = src;
+        m->size = (uint32_t)len;
+        m->flags = cmd->src_space == DMA_SPACE_DEVICE ? MEM_F_PHYS : 0;
+        m->gpu = d->cfg.gpu;
+        m->origin = s;
+        m->issue_time = eng_now(d->base.eng);
+        m->base.bytes = d->cfg.header_bytes;
+        *s = (dma_slot){.req = m, .copy = ci, .src = src, .dst = dst,
+                        .len = (uint32_t)len, .stage = STAGE_READ,
+                        .in_use = true};
+        c->issued += len;
+        c->chunks_out++;
+        send_to(d, (dma_space)cmd->src_space, m);
+        if (c->issued == cmd->bytes) {
+            d->issue_head = (d->issue_head + 1) % d->cfg.max_copies;
+            d->issue_count--;
+        }
+        progress = true;
+    }
+    return progress;
+}
+
+static void slot_done(dma_engine *d, dma_slot *s, bool ok)
+{
+    uint32_t ci = s->copy, len = s->len;
+    d->copies[ci].chunks_out--;
+    if (!ok) {
+        d->copies[ci].status = MGS_EFAULT;
+        stat_inc(d->st[ST_FAULTS]);
+    }
+    s->in_use = false;
+    s->req = NULL;
+    d->free_slots[d->nfree_slots++] = (uint32_t)(s - d->slots);
+    copy_finish_bytes(d, ci, len, ok);
+}
+
+/* Answers from host or device memory. */
+static bool take_answers(dma_engine *d, sim_port *port)
+{
+    bool progress = false;
+    for (uint32_t n = 0; n < d->cfg.chunks_per_cycle; n++) {
+        mem_msg *rsp = (mem_msg *)port_retrieve(port);
+        if (!rsp)
+            break;
+        progress = true;
+        dma_slot *s = rsp->origin;
+        assert(s >= d->slots && s < d->slots + d->cfg.max_inflight &&
+               s->in_use && rsp->req == s->req && "stray DMA answer");
+        bool ok = !(rsp->flags & MEM_F_FAULT);
+        const dma_msg *cmd = d->copies[s->copy].cmd;
+        if (s->stage == STAGE_READ && ok) {
+            mem_msg *w = mem_msg_alloc(d->pool, MEM_WRITE);
+            w->addr = s->dst;
+            w->size = s->len;
+            w->flags = cmd->dst_space == DMA_SPACE_DEVICE ? MEM_F_PHYS : 0;
+            w->gpu = d->cfg.gpu;
+            w->origin = s;
+            w->issue_time = eng_now(d->base.eng);
+            memcpy(w->data, rsp->data, s->len);
+            w->base.bytes = d->cfg.header_bytes + s->len;
+            mem_msg_release(d->pool, s->req);
+            mem_msg_release(d->pool, rsp);
+            s->req = w;
+            s->stage = STAGE_WRITE;
+            send_to(d, (dma_space)cmd->dst_space, w);
+            continue;
+        }
+        mem_msg_release(d->pool, s->req);
+        mem_msg_release(d->pool, rsp);
+        slot_done(d, s, ok);
+    }
+    return progress;
+}
+
+/* ---- component ---------------------------------------------------------- */
+
+static bool dma_tick(sim_comp *c)
+{
+    dma_engine *d = (dma_engine *)c;
+    bool progress = drain_all(d);
+    progress |= take_answers(d, &d->host);
+    progress |= take_answers(d, &d->device);
+    progress |= take_commands(d);
+    progress |= issue_chunks(d);
+    progress |= drain_all(d);
+    return progress;
+}
+
+static void dma_port_free(sim_comp *c, sim_port *p)
+{
+    dma_engine *d = (dma_engine *)c;
+    if (p == &d->host)
+        d->q_host.blocked = false;
+    else if (p == &d->device)
+        d->q_device.blocked = false;
+    else
+        d->q_ctrl.blocked = false;
+    comp_wake(c);
+}
+
+static bool dma_busy(const sim_comp *c)
+{
+    const dma_engine *d = (const dma_engine *)c;
+    return d->nfree_copies < d->cfg.max_copies || d->q_ctrl.count ||
+           port_occupancy(&d->ctrl) || port_occupancy(&d->host) ||
+           port_occupancy(&d->device);
+}
+
+static void dma_visit(const sim_comp *c, sim_buf_visit_fn fn, void *ud)
+{
+    const dma_engine *d = (const dma_engine *)c;
+    char name[256];
+    snprintf(name, sizeof name, "%s.inflight", c->name);
+    fn(name, d->cfg.max_inflight - d->nfree_slots, d->cfg.max_inflight, ud);
+}
+
+static void dma_dump(const sim_comp *c, FILE *f)
+{
+    const dma_engine *d = (const dma_engine *)c;
+    fprintf(f, "  copies %u/%u chunks %u/%u fifo host/dev/ctrl %u/%u/%u\n",
+            d->cfg.max_copies - d->nfree_copies, d->cfg.max_copies,
+            d->cfg.max_inflight - d->nfree_slots, d->cfg.max_inflight,
+            d->q_host.count, d->q_device.count, d->q_ctrl.count);
+}
+
+static const sim_comp_ops dma_ops = {
+    .kind = "DMA",
+    .tick = dma_tick,
+    .notify_port_free = dma_port_free,
+    .busy = dma_busy,
+    .visit_buffers = dma_visit,
+    .dump = dma_dump,
+};
+
+dma_engine *dma_new(sim_engine *eng, const char *name, const dma_config *cfg,
+                    mem_pool *pool, stat_registry *stats)
+{
+    int rc = dma_config_validate(cfg);
+    assert(rc == MGS_OK);
+    (void)rc;
+    dma_engine *d = MGS_NEW(dma_engine);
+    d->cfg = *cfg;
+    d->pool = pool;
+    comp_init(&d->base, eng, &dma_ops, name, cfg->period);
+    port_init(&d->ctrl, &d->base, "ctrl", cfg->ctrl_buffer);
+    port_init(&d->host, &d->base, "host", cfg->host_buffer);
+    port_init(&d->device, &d->base, "device", cfg->device_buffer);
+    uint32_t nc = cfg->max_copies, ns = cfg->max_inflight;
+    d->copies = MGS_NEW_ARRAY(dma_copy, nc);
+    d->free_copies = MGS_NEW_ARRAY(uint32_t, nc);
+    d->issue_q = MGS_NEW_ARRAY(uint32_t, nc);
+    d->slots = MGS_NEW_ARRAY(dma_slot, ns);
+    d->free_slots = MGS_NEW_ARRAY(uint32_t, ns);
+    for (uint32_t i = 0; i < nc; i++)
+        d->free_copies[i] = nc - 1 - i;
+    for (uint32_t i = 0; i < ns; i++)
+        d->free_slots[i] = ns - 1 - i;
+    d->nfree_copies = nc;
+    d->nfree_slots = ns;
+    fifo_init(&d->q_host, ns);
+    fifo_init(&d->q_device, ns);
+    fifo_init(&d->q_ctrl, nc + cfg->ctrl_buffer);
+    for (int i = 0; i < ST_COUNT; i++)
+        d->st[i] = stats ? stat_counter_add(stats, name, stat_names[i],
+                                            stat_units[i])
+                         : &d->own[i];
+    d->copy_time = stats ? stat_hist_add(stats, name, "copy_time", "ps")
+                         : &d->own_copy_time;
+    return d;
+}
+
+void dma_free(dma_engine *d)
+{
+    if (!d)
+        return;
+    for (uint32_t i = 0; i < d->cfg.max_inflight; i++)
+        if (d->slots[i].in_use)
+            mem_msg_release(d->pool, d->slots[i].req);
+    port_fini(&d->ctrl);
+    port_fini(&d->host);
+    port_fini(&d->device);
+    comp_fini(&d->base);
+    free(d->copies);
+    free(d->free_copies);
+    free(d->issue_q);
+    free(d->slots);
+    free(d->free_slots);
+    free(d->q_host.e);
+    free(d->q_device.e);
+    free(d->q_ctrl.e);
+    free(d);
+}
+
+sim_port *dma_ctrl(dma_engine *d) { return &d->ctrl; }
+sim_port *dma_host(dma_engine *d) { return &d->host; }
+sim_port *dma_device(dma_engine *d) { return &d->device; }
+
+void dma_set_host_route(dma_engine *d, const mem_route *route)
+{
+    d->host_route = *route;
+    d->have_host_route = true;
+}
+
+void dma_set_device_route(dma_engine *d, const mem_route *route)
+{
+    d->device_route = *route;
+    d->have_device_route = true;
+}
+
+/* ---- host memory = process memory ------------------------------------- */
+
+static int host_read(void *ud, uint64_t paddr, void *dst, size_t n)
+{
+    (void)ud;
+    memcpy(dst, (const void *)(uintptr_t)paddr, n);
+    return 0;
+}
+
+static int host_write(void *ud, uint64_t paddr, const void *src, size_t n)
+{
+    (void)ud;
+    memcpy((void *)(uintptr_t)paddr, src, n);
+    return 0;
+}
+
+void dma_host_backing(mem_backing *out)
+{
+    out->read = host_read;
+    out->write = host_write;
+    out->ud = NULL;
+}
+
+uint32_t dma_inflight(const dma_engine *d)
+{
+    return d->cfg.max_inflight - d->nfree_slots;
+}
+
+/* ---- invariants --------------------------------------------------------- */
+
+int dma_check(const dma_engine *d)
+{
+    uint32_t used_s = 0, used_c = 0, out = 0;
+    for (uint32_t i = 0; i < d->cfg.max_inflight; i++)
+        used_s += d->slots[i].in_use;
+    for (uint32_t i = 0; i < d->cfg.max_copies; i++)
+        if (d->copies[i].in_use) {
+            used_c++;
+            out += d->copies[i].chunks_out;
+            assert(d->copies[i].finished <= d->copies[i].issued &&
+                   d->copies[i].issued <= d->copies[i].cmd->bytes);
+        }
+    assert(used_s + d->nfree_slots == d->cfg.max_inflight);
+    assert(used_c + d->nfree_copies == d->cfg.max_copies);
+    assert(out == used_s);
+    assert(d->issue_count <= used_c);
+    return 1;
+}

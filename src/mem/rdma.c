@@ -1,0 +1,842 @@
+/*
+** RDMA engine (see rdma.h for the model and the flow-control argument).
+**
+** State, all bounded and allocated at construction:
+**   parents[outgoing_entries]   requests taken from inside, each with the
+**                               answer being assembled (rsp) and the parts
+**                               not yet answered (parts_left, counting
+**                               parts not yet issued)
+**   out_txns[outgoing_entries]  parts in flight to a home; the forwarded
+**                               request's origin points at its entry
+**   in_txns[incoming_entries]   remote parts being served by the local L2;
+**                               the local request's origin points at its
+**                               entry; freed when the answer is accepted
+**                               by the outside port
+**   three send FIFOs, one per port, each sized for everything that can be
+**   waiting on it: inside <= outgoing_entries answers, outside <=
+**   outgoing + incoming, local <= incoming. Pushing never fails.
+**
+** Invariants (rdma_check):
+**   - free + used == capacity for each table; credits[h] + parts in flight
+**     to h == credits_per_home;
+**   - a parent is on the inside FIFO iff its parts_left == 0;
+**   - at most one parent is being split (split_parent), and it is the
+**     only parent with unissued parts.
+** Per cycle: drain the send FIFOs, take up to requests_per_cycle messages
+** from outside (responses and remote requests), local (L2 answers) and
+** inside (new parts), drain again. The engine sleeps when a cycle did
+** nothing; arrivals and freed lanes wake it.
+*/
+#include "mem/rdma.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mgsim/errors.h"
+#include "util/xmalloc.h"
+
+#define RDMA_LOCAL_HEADER_BYTES 8u /* memory protocol inside a GPU (cache.c) */
+#define RDMA_NONE UINT32_MAX
+
+typedef struct rdma_parent {
+    mem_msg *req;          /* from inside; owned by its requester */
+    mem_msg *rsp;          /* our answer (ownership passes on delivery) */
+    uint32_t parts_left;   /* parts not yet answered, issued or not */
+    bool in_use;
+    mgs_time taken;        /* ps: when the request was taken */
+} rdma_parent;
+
+typedef struct rdma_out_txn {
+    mem_msg *fwd;          /* the part sent to the home (ours) */
+    uint32_t parent;       /* index into parents */
+    uint32_t offset;       /* bytes into the parent's access */
+    uint32_t home;
+    bool in_use;
+} rdma_out_txn;
+
+typedef struct rdma_in_txn {
+    mem_msg *remote;       /* the remote engine's request (theirs) */
+    mem_msg *local;        /* our request to the L2 (ours), or NULL */
+    bool in_use;
+} rdma_in_txn;
+
+/* A message waiting for its port, with what to release on acceptance. */
+typedef struct rdma_qent {
+    mem_msg *m;
+    uint32_t slot;         /* inside: parent; outside: in_txn of an answer
+                              (RDMA_NONE for a forwarded part) */
+} rdma_qent;
+
+typedef struct rdma_fifo {
+    rdma_qent *e;
+    uint32_t cap, head, count;
+    bool blocked;          /* the port refused; wait for notify_port_free */
+} rdma_fifo;
+
+enum { ST_OUT_READS, ST_OUT_WRITES, ST_OUT_ATOMICS, ST_IN_READS,
+       ST_IN_WRITES, ST_IN_ATOMICS, ST_BYTES_OUT, ST_BYTES_IN,
+       ST_STALL_OUT_FULL, ST_STALL_CREDITS, ST_STALL_IN_FULL,
+       ST_STALL_SEND_INSIDE, ST_STALL_SEND_OUTSIDE, ST_STALL_SEND_LOCAL,
+       ST_FAULTS, ST_CTRL, ST_COUNT };
+
+static const char *const stat_names[ST_COUNT] = {
+    "out_reads", "out_writes", "out_atomics", "in_reads", "in_writes",
+    "in_atomics", "bytes_out", "bytes_in", "stall_outgoing_full",
+    "stall_credits", "stall_incoming_full", "stall_send_inside",
+    "stall_send_outside", "stall_send_local", "faults", "ctrl"};
+
+struct rdma_engine {
+    sim_comp base;             /* first */
+    sim_port inside, outside, local;
+    rdma_config cfg;
+    uint32_t credits_per_home;
+    mem_pool *pool;            /* borrowed */
+    sim_port **peers;          /* owned array [ngpus] of borrowed ports */
+    mem_route local_route;
+    bool have_local_route;
+    rdma_home_fn home_fn;      /* NULL: addr / bytes_per_gpu */
+    void *home_ud;
+
+    rdma_parent *parents;      /* [outgoing_entries] */
+    uint32_t *free_parents, nfree_parents;
+    rdma_out_txn *out_txns;    /* [outgoing_entries] */
+    uint32_t *free_out, nfree_out;
+    rdma_in_txn *in_txns;      /* [incoming_entries] */
+    uint32_t *free_in, nfree_in;
+    uint32_t *credits;         /* [ngpus] */
+
+    uint32_t split_parent;     /* parent with unissued parts, or NONE */
+    uint32_t split_off;        /* next part's offset in its access */
+
+    rdma_fifo q_inside, q_outside, q_local;
+
+    stat_counter *st[ST_COUNT];
+    stat_counter own[ST_COUNT];
+    stat_hist *latency;
+    stat_hist own_latency;
+};
+
+/* ---- configuration ---------------------------------------------------- */
+
+void rdma_config_default(rdma_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->gpu = 0;
+    c->ngpus = 2;
+    c->bytes_per_gpu = 4ull << 30;  /* MGPUSim 2020: 4 GB per GPU (digest §3.5) */
+    c->line = 64;                   /* seed 002 §3.6: one 64 B line per packet */
+    c->outgoing_entries = 64;       /* assumed: = L2 MSHRs (digest §3.5) */
+    c->incoming_entries = 64;       /* assumed: same as outgoing */
+    c->credits_per_home = 0;        /* auto: incoming / (ngpus - 1) */
+    c->header_bytes = 8;            /* memory protocol header; link framing
+                                       belongs to src/noc */
+    c->inside_buffer = 16;          /* assumed */
+    c->outside_buffer = 16;         /* assumed */
+    c->local_buffer = 16;           /* assumed */
+    c->requests_per_cycle = 1;      /* MGPUSim RDMA: one message per tick */
+    c->period = 1000;               /* 1 GHz GPU clock (seed 002 Table 5.1) */
+}
+
+uint32_t rdma_config_credits(const rdma_config *c)
+{
+    if (c->credits_per_home)
+        return c->credits_per_home;
+    return c->ngpus > 1 ? c->incoming_entries / (c->ngpus - 1) : 0;
+}
+
+int rdma_config_validate(const rdma_config *c)
+{
+    if (c->ngpus < 2)
+        return mgs_error_set(MGS_EINVAL, "rdma ngpus must be >= 2 (got %u)",
+                             c->ngpus);
+    if (c->gpu >= c->ngpus)
+        return mgs_error_set(MGS_EINVAL, "rdma gpu %u out of range (ngpus "
+                             "%u)", c->gpu, c->ngpus);
+    if (c->line < 4 || c->line > MEM_LINE_MAX || (c->line & (c->line - 1)))
+        return mgs_error_set(MGS_EINVAL, "rdma line must be a power of 2 "
+                             "in [4, %u] (got %u)", MEM_LINE_MAX, c->line);
+    if (c->bytes_per_gpu == 0 || c->bytes_per_gpu % c->line)
+        return mgs_error_set(MGS_EINVAL, "rdma bytes_per_gpu must be a "
+                             "non-zero multiple of line");
+    if (c->outgoing_entries < 1 || c->incoming_entries < 1)
+        return mgs_error_set(MGS_EINVAL, "rdma outgoing_entries and "
+                             "incoming_entries must be >= 1");
+    uint32_t credits = rdma_config_credits(c);
+    if (credits < 1)
+        return mgs_error_set(MGS_EINVAL, "rdma incoming_entries (%u) must "
+                             "be >= ngpus - 1 (%u): every peer needs a "
+                             "credit", c->incoming_entries, c->ngpus - 1);
+    if ((uint64_t)credits * (c->ngpus - 1) > c->incoming_entries)
+        return mgs_error_set(MGS_EINVAL, "rdma credits_per_home (%u) x "
+                             "peers (%u) exceeds incoming_entries (%u): "
+                             "requests could block responses (deadlock)",
+                             credits, c->ngpus - 1, c->incoming_entries);
+    if (c->inside_buffer < 1 || c->outside_buffer < 1 ||
+        c->local_buffer < 1 || c->requests_per_cycle < 1 || c->period < 1)
+        return mgs_error_set(MGS_EINVAL, "rdma buffers, requests_per_cycle "
+                             "and period must be >= 1");
+    return MGS_OK;
+}
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static void fifo_init(rdma_fifo *f, uint32_t cap)
+{
+    f->e = MGS_NEW_ARRAY(rdma_qent, cap);
+    f->cap = cap;
+    f->head = f->count = 0;
+    f->blocked = false;
+}
+
+static void fifo_push(rdma_fifo *f, mem_msg *m, uint32_t slot)
+{
+    assert(f->count < f->cap && "rdma send FIFO sized too small");
+    f->e[(f->head + f->count) % f->cap] = (rdma_qent){m, slot};
+    f->count++;
+}
+
+static uint32_t idx_pop(uint32_t *stack, uint32_t *n)
+{
+    assert(*n > 0);
+    return stack[--*n];
+}
+
+static void idx_push(uint32_t *stack, uint32_t *n, uint32_t i)
+{
+    stack[(*n)++] = i;
+}
+
+uint32_t rdma_home_of(const rdma_engine *r, uint64_t paddr)
+{
+    if (r->home_fn)
+        return r->home_fn(r->home_ud, paddr);
+    uint64_t h = paddr / r->cfg.bytes_per_gpu;
+    return h < r->cfg.ngpus ? (uint32_t)h : RDMA_NONE;
+}
+
+static bool is_response(uint32_t type)
+{
+    return type == MEM_READ_RSP || type == MEM_WRITE_RSP ||
+           type == MEM_ATOMIC_RSP || type == MEM_CTRL_RSP ||
+           type == MEM_XLATE_RSP;
+}
+
+static bool is_data_request(uint32_t type)
+{
+    return type == MEM_READ || type == MEM_WRITE || type == MEM_ATOMIC;
+}
+
+/* Payload bytes a request (or, rsp = true, its answer) carries. */
+static uint32_t payload_bytes(uint32_t req_type, uint32_t size,
+                              uint32_t atomic_size, bool rsp)
+{
+    switch (req_type) {
+    case MEM_READ: return rsp ? size : 0;
+    case MEM_WRITE: return rsp ? 0 : size;
+    case MEM_ATOMIC: return rsp ? atomic_size : 2u * atomic_size;
+    default: return 0;
+    }
+}
+
+/* ---- send FIFOs --------------------------------------------------------- */
+
+static void release_parent(rdma_engine *r, uint32_t pi)
+{
+    rdma_parent *p = &r->parents[pi];
+    p->in_use = false;
+    p->req = p->rsp = NULL;
+    idx_push(r->free_parents, &r->nfree_parents, pi);
+}
+
+static void release_in_txn(rdma_engine *r, uint32_t ti)
+{
+    rdma_in_txn *t = &r->in_txns[ti];
+    t->in_use = false;
+    t->remote = t->local = NULL;
+    idx_push(r->free_in, &r->nfree_in, ti);
+}
+
+/* Sends the head of f on port until the port refuses; accepted entries run
+** their release action. Returns whether anything was sent. */
+static bool drain(rdma_engine *r, rdma_fifo *f, sim_port *port,
+                  stat_counter *stall)
+{
+    bool progress = false;
+    mgs_time now = eng_now(r->base.eng);
+    while (f->count && !f->blocked) {
+        rdma_qent *q = &f->e[f->head];
+        uint32_t bytes = q->m->base.bytes;
+        if (port_send(port, &q->m->base) != MGS_OK) {
+            f->blocked = true;
+            stat_inc(stall);
+            break;
+        }
+        if (f == &r->q_inside) {
+            stat_hist_sample(r->latency, now - r->parents[q->slot].taken);
+            release_parent(r, q->slot);
+        } else if (f == &r->q_outside) {
+            stat_addn(r->st[ST_BYTES_OUT], bytes);
+            if (q->slot != RDMA_NONE)
+                release_in_txn(r, q->slot);
+        }
+        f->head = (f->head + 1) % f->cap;
+        f->count--;
+        progress = true;
+    }
+    return progress;
+}
+
+static bool drain_all(rdma_engine *r)
+{
+    bool p = false;
+    p |= drain(r, &r->q_outside, &r->outside, r->st[ST_STALL_SEND_OUTSIDE]);
+    p |= drain(r, &r->q_local, &r->local, r->st[ST_STALL_SEND_LOCAL]);
+    p |= drain(r, &r->q_inside, &r->inside, r->st[ST_STALL_SEND_INSIDE]);
+    return p;
+}
+
+/* ---- requester side: inside -> outside -> inside ---------------------- */
+
+static void parent_part_done(rdma_engine *r, uint32_t pi)
+{
+    rdma_parent *p = &r->parents[pi];
+    assert(p->parts_left > 0);
+    if (--p->parts_left == 0)
+        fifo_push(&r->q_inside, p->rsp, pi);
+}
+
+/* A request taken from inside that is answered without going out. */
+static void answer_now(rdma_engine *r, uint32_t pi, bool fault)
+{
+    rdma_parent *p = &r->parents[pi];
+    if (fault) {
+        p->rsp->flags |= MEM_F_FAULT;
+        stat_inc(r->st[ST_FAULTS]);
+    }
+    p->parts_left = 1;
+    parent_part_done(r, pi);
+}
+
+static uint32_t parts_of(const rdma_engine *r, const mem_msg *req)
+{
+    uint64_t line = r->cfg.line;
+    uint64_t first = req->addr / line, last = (req->addr + req->size - 1) / line;
+    return (uint32_t)(last - first + 1);
+}
+
+/* Takes one request from inside into a parent (caller checked a parent is
+** free and a message is waiting). */
+static void take_inside_request(rdma_engine *r)
+{
+    mem_msg *req = (mem_msg *)port_retrieve(&r->inside);
+    uint32_t pi = idx_pop(r->free_parents, &r->nfree_parents);
+    rdma_parent *p = &r->parents[pi];
+    p->in_use = true;
+    p->req = req;
+    p->rsp = mem_msg_response(r->pool, req);
+    p->taken = eng_now(r->base.eng);
+    uint32_t type = req->base.type;
+    if (type == MEM_FLUSH || type == MEM_INVALIDATE) {
+        stat_inc(r->st[ST_CTRL]); /* nothing cached here */
+        answer_now(r, pi, false);
+        return;
+    }
+    bool bad = !is_data_request(type) || req->size == 0 ||
+               req->size > MEM_LINE_MAX ||
+               req->addr + req->size < req->addr;
+    if (!bad && type == MEM_ATOMIC)
+        bad = (req->atomic_size != 4 && req->atomic_size != 8) ||
+              parts_of(r, req) != 1;
+    if (bad) {
+        answer_now(r, pi, true);
+        return;
+    }
+    p->parts_left = parts_of(r, req);
+    r->split_parent = pi;
+    r->split_off = 0;
+}
+
+/* Issues the next part of the request being split, if a transaction slot
+** and a credit for its home are available. Returns whether it did. */
+static bool issue_part(rdma_engine *r)
+{
+    uint32_t pi = r->split_parent;
+    rdma_parent *p = &r->parents[pi];
+    const mem_msg *req = p->req;
+    uint64_t start = req->addr + r->split_off;
+    uint64_t line_end = (start / r->cfg.line + 1) * r->cfg.line;
+    uint64_t end = req->addr + req->size;
+    uint32_t len = (uint32_t)((end < line_end ? end : line_end) - start);
+    uint32_t home = rdma_home_of(r, start);
+
+    bool remote = home < r->cfg.ngpus && home != r->cfg.gpu && r->peers &&
+                  r->peers[home];
+    if (!remote) {
+        /* Not remote: a routing bug above us; answer with a fault. */
+        p->rsp->flags |= MEM_F_FAULT;
+        stat_inc(r->st[ST_FAULTS]);
+    } else {
+        if (r->nfree_out == 0) {
+            stat_inc(r->st[ST_STALL_OUT_FULL]);
+            return false;
+        }
+        if (r->credits[home] == 0) {
+            stat_inc(r->st[ST_STALL_CREDITS]);
+            return false;
+        }
+        r->credits[home]--;
+        uint32_t ti = idx_pop(r->free_out, &r->nfree_out);
+        rdma_out_txn *t = &r->out_txns[ti];
+        mem_msg *f = mem_msg_alloc(r->pool, (mem_msg_type)req->base.type);
+        f->addr = start;
+        f->size = len;
+        f->flags = req->flags | MEM_F_PHYS;
+        f->pid = req->pid;
+        f->gpu = (int32_t)r->cfg.gpu;   /* requester identity */
+        f->origin = t;
+        f->issue_time = eng_now(r->base.eng);
+        f->base.dst = r->peers[home];
+        if (req->base.type == MEM_WRITE) {
+            memcpy(f->data, req->data + r->split_off, len);
+            /* The mask covers accesses of <= 64 bytes (memmsg.h); a
+            ** longer write is whole. Each part takes its slice. */
+            if (req->mask == ~0ull || req->size > 64) {
+                f->mask = ~0ull;
+            } else {
+                uint64_t m = req->mask >> r->split_off; /* split_off < 64 */
+                f->mask = len < 64 ? m & ((1ull << len) - 1) : m;
+            }
+            stat_inc(r->st[ST_OUT_WRITES]);
+        } else if (req->base.type == MEM_ATOMIC) {
+            f->atomic_op = req->atomic_op;
+            f->atomic_size = req->atomic_size;
+            f->atomic_src = req->atomic_src;
+            f->atomic_cmp = req->atomic_cmp;
+            stat_inc(r->st[ST_OUT_ATOMICS]);
+        } else {
+            stat_inc(r->st[ST_OUT_READS]);
+        }
+        f->base.bytes = r->cfg.header_bytes +
+                        payload_bytes(req->base.type, len, req->atomic_size,
+                                      false);
+        t->in_use = true;
+        t->fwd = f;
+        t->parent = pi;
+        t->offset = r->split_off;
+        t->home = home;
+        fifo_push(&r->q_outside, f, RDMA_NONE);
+    }
+    r->split_off += len;
+    if (r->split_off == req->size)
+        r->split_parent = RDMA_NONE;
+    if (!remote)
+        parent_part_done(r, pi); /* after the split moved on */
+    return true;
+}
+
+static bool take_inside(rdma_engine *r)
+{
+    bool progress = false;
+    for (uint32_t n = 0; n < r->cfg.requests_per_cycle; n++) {
+        if (r->split_parent == RDMA_NONE) {
+            if (!port_peek(&r->inside))
+                break;
+            if (r->nfree_parents == 0) {
+                stat_inc(r->st[ST_STALL_OUT_FULL]);
+                break;
+            }
+            take_inside_request(r);
+            progress = true;
+            if (r->split_parent == RDMA_NONE)
+                continue; /* answered at once */
+        }
+        if (!issue_part(r))
+            break;
+        progress = true;
+    }
+    return progress;
+}
+
+/* A response from a home for one of our parts. */
+static void outside_response(rdma_engine *r, mem_msg *rsp)
+{
+    rdma_out_txn *t = rsp->origin;
+    assert(t >= r->out_txns && t < r->out_txns + r->cfg.outgoing_entries &&
+           t->in_use && rsp->req == t->fwd && "RDMA response for no part");
+    rdma_parent *p = &r->parents[t->parent];
+    mem_msg *f = t->fwd;
+    if (rsp->base.type == MEM_READ_RSP)
+        memcpy(p->rsp->data + t->offset, rsp->data, f->size);
+    else if (rsp->base.type == MEM_ATOMIC_RSP)
+        memcpy(p->rsp->data, rsp->data, f->atomic_size);
+    p->rsp->flags |= rsp->flags & MEM_F_FAULT;
+    r->credits[t->home]++;
+    uint32_t pi = t->parent;
+    t->in_use = false;
+    t->fwd = NULL;
+    idx_push(r->free_out, &r->nfree_out, (uint32_t)(t - r->out_txns));
+    mem_msg_release(r->pool, f);
+    mem_msg_release(r->pool, rsp);
+    parent_part_done(r, pi);
+}
+
+/* ---- home side: outside -> local -> outside ---------------------------- */
+
+static sim_port *reply_port(const rdma_engine *r, const mem_msg *req)
+{
+    if (r->peers && req->gpu >= 0 && (uint32_t)req->gpu < r->cfg.ngpus &&
+        r->peers[req->gpu])
+        return r->peers[req->gpu];
+    return req->base.src;
+}
+
+/* A request from a remote engine; the caller checked an entry is free. */
+static void outside_request(rdma_engine *r, mem_msg *req)
+{
+    uint32_t ti = idx_pop(r->free_in, &r->nfree_in);
+    rdma_in_txn *t = &r->in_txns[ti];
+    t->in_use = true;
+    t->remote = req;
+    t->local = NULL;
+    uint32_t type = req->base.type;
+    bool ok = is_data_request(type) && r->have_local_route &&
+              rdma_home_of(r, req->addr) == r->cfg.gpu && req->size &&
+              req->size <= MEM_LINE_MAX;
+    if (!ok) {
+        mem_msg *rsp = mem_msg_response(r->pool, req);
+        rsp->base.dst = reply_port(r, req);
+        if (type != MEM_FLUSH && type != MEM_INVALIDATE) {
+            rsp->flags |= MEM_F_FAULT;
+            stat_inc(r->st[ST_FAULTS]);
+        }
+        rsp->base.bytes = r->cfg.header_bytes;
+        fifo_push(&r->q_outside, rsp, ti);
+        return;
+    }
+    mem_msg *d = mem_msg_alloc(r->pool, (mem_msg_type)type);
+    d->addr = req->addr;
+    d->size = req->size;
+    d->flags = req->flags | MEM_F_PHYS;
+    d->pid = req->pid;
+    d->gpu = req->gpu;
+    d->mask = req->mask;
+    d->origin = t;
+    d->issue_time = eng_now(r->base.eng);
+    d->atomic_op = req->atomic_op;
+    d->atomic_size = req->atomic_size;
+    d->atomic_src = req->atomic_src;
+    d->atomic_cmp = req->atomic_cmp;
+    if (type == MEM_WRITE)
+        memcpy(d->data, req->data, req->size);
+    d->base.bytes = RDMA_LOCAL_HEADER_BYTES +
+                    payload_bytes(type, req->size, req->atomic_size, false);
+    d->base.dst = mem_route_lookup(&r->local_route, req->addr);
+    t->local = d;
+    stat_inc(r->st[type == MEM_READ    ? ST_IN_READS
+                   : type == MEM_WRITE ? ST_IN_WRITES
+                                       : ST_IN_ATOMICS]);
+    fifo_push(&r->q_local, d, RDMA_NONE);
+}
+
+static bool take_outside(rdma_engine *r)
+{
+    bool progress = false;
+    for (uint32_t n = 0; n < r->cfg.requests_per_cycle; n++) {
+        mem_msg *m = (mem_msg *)port_peek(&r->outside);
+        if (!m)
+            break;
+        if (!is_response(m->base.type) && r->nfree_in == 0) {
+            /* Only possible when peers exceed their credits (mixed
+            ** configurations); responses behind this request wait. */
+            stat_inc(r->st[ST_STALL_IN_FULL]);
+            break;
+        }
+        port_retrieve(&r->outside);
+        stat_addn(r->st[ST_BYTES_IN], m->base.bytes);
+        if (is_response(m->base.type))
+            outside_response(r, m);
+        else
+            outside_request(r, m);
+        progress = true;
+    }
+    return progress;
+}
+
+/* The local L2 answered a remote part: answer the remote engine. */
+static bool take_local(rdma_engine *r)
+{
+    bool progress = false;
+    for (uint32_t n = 0; n < r->cfg.requests_per_cycle; n++) {
+        mem_msg *lr = (mem_msg *)port_retrieve(&r->local);
+        if (!lr)
+            break;
+        rdma_in_txn *t = lr->origin;
+        assert(t >= r->in_txns && t < r->in_txns + r->cfg.incoming_entries &&
+               t->in_use && lr->req == t->local && "stray local response");
+        mem_msg *req = t->remote;
+        mem_msg *rsp = mem_msg_response(r->pool, req);
+        rsp->base.dst = reply_port(r, req);
+        if (lr->base.type == MEM_READ_RSP)
+            memcpy(rsp->data, lr->data, req->size);
+        else if (lr->base.type == MEM_ATOMIC_RSP)
+            memcpy(rsp->data, lr->data, req->atomic_size);
+        rsp->flags |= lr->flags & MEM_F_FAULT;
+        rsp->base.bytes = r->cfg.header_bytes +
+                          payload_bytes(req->base.type, req->size,
+                                        req->atomic_size, true);
+        mem_msg_release(r->pool, t->local);
+        mem_msg_release(r->pool, lr);
+        t->local = NULL;
+        fifo_push(&r->q_outside, rsp, (uint32_t)(t - r->in_txns));
+        progress = true;
+    }
+    return progress;
+}
+
+/* ---- component ---------------------------------------------------------- */
+
+static bool rdma_tick(sim_comp *c)
+{
+    rdma_engine *r = (rdma_engine *)c;
+    bool progress = drain_all(r);
+    progress |= take_outside(r);
+    progress |= take_local(r);
+    progress |= take_inside(r);
+    progress |= drain_all(r);
+    return progress;
+}
+
+static void rdma_port_free(sim_comp *c, sim_port *p)
+{
+    rdma_engine *r = (rdma_engine *)c;
+    if (p == &r->inside)
+        r->q_inside.blocked = false;
+    else if (p == &r->outside)
+        r->q_outside.blocked = false;
+    else
+        r->q_local.blocked = false;
+    comp_wake(c);
+}
+
+static bool rdma_busy(const sim_comp *c)
+{
+    const rdma_engine *r = (const rdma_engine *)c;
+    return r->nfree_parents < r->cfg.outgoing_entries ||
+           r->nfree_in < r->cfg.incoming_entries ||
+           port_occupancy(&r->inside) || port_occupancy(&r->outside) ||
+           port_occupancy(&r->local);
+}
+
+static void rdma_visit(const sim_comp *c, sim_buf_visit_fn fn, void *ud)
+{
+    const rdma_engine *r = (const rdma_engine *)c;
+    char name[256];
+    snprintf(name, sizeof name, "%s.outgoing", c->name);
+    fn(name, r->cfg.outgoing_entries - r->nfree_out, r->cfg.outgoing_entries,
+       ud);
+    snprintf(name, sizeof name, "%s.incoming", c->name);
+    fn(name, r->cfg.incoming_entries - r->nfree_in, r->cfg.incoming_entries,
+       ud);
+}
+
+static void rdma_dump(const sim_comp *c, FILE *f)
+{
+    const rdma_engine *r = (const rdma_engine *)c;
+    fprintf(f, "  parents %u/%u out %u/%u in %u/%u fifo in/out/local "
+            "%u/%u/%u split %d\n",
+            r->cfg.outgoing_entries - r->nfree_parents,
+            r->cfg.outgoing_entries, r->cfg.outgoing_entries - r->nfree_out,
+            r->cfg.outgoing_entries, r->cfg.incoming_entries - r->nfree_in,
+            r->cfg.incoming_entries, r->q_inside.count, r->q_outside.count,
+            r->q_local.count,
+            r->split_parent == RDMA_NONE ? -1 : (int)r->split_parent);
+}
+
+static const sim_comp_ops rdma_ops = {
+    .kind = "RDMA",
+    .tick = rdma_tick,
+    .notify_port_free = rdma_port_free,
+    .busy = rdma_busy,
+    .visit_buffers = rdma_visit,
+    .dump = rdma_dump,
+};
+
+rdma_engine *rdma_new(sim_engine *eng, const char *name,
+                      const rdma_config *cfg, mem_pool *pool,
+                      stat_registry *stats)
+{
+    int rc = rdma_config_validate(cfg);
+    assert(rc == MGS_OK);
+    (void)rc;
+    rdma_engine *r = MGS_NEW(rdma_engine);
+    r->cfg = *cfg;
+    r->credits_per_home = rdma_config_credits(cfg);
+    r->pool = pool;
+    comp_init(&r->base, eng, &rdma_ops, name, cfg->period);
+    port_init(&r->inside, &r->base, "inside", cfg->inside_buffer);
+    port_init(&r->outside, &r->base, "outside", cfg->outside_buffer);
+    port_init(&r->local, &r->base, "local", cfg->local_buffer);
+
+    uint32_t no = cfg->outgoing_entries, ni = cfg->incoming_entries;
+    r->parents = MGS_NEW_ARRAY(rdma_parent, no);
+    r->free_parents = MGS_NEW_ARRAY(uint32_t, no);
+    r->out_txns = MGS_NEW_ARRAY(rdma_out_txn, no);
+    r->free_out = MGS_NEW_ARRAY(uint32_t, no);
+    r->in_txns = MGS_NEW_ARRAY(rdma_in_txn, ni);
+    r->free_in = MGS_NEW_ARRAY(uint32_t, ni);
+    /* Stacks hold indices so that entry 0 is used first (deterministic). */
+    for (uint32_t i = 0; i < no; i++)
+        r->free_parents[i] = r->free_out[i] = no - 1 - i;
+    for (uint32_t i = 0; i < ni; i++)
+        r->free_in[i] = ni - 1 - i;
+    r->nfree_parents = r->nfree_out = no;
+    r->nfree_in = ni;
+    r->credits = MGS_NEW_ARRAY(uint32_t, cfg->ngpus);
+    for (uint32_t g = 0; g < cfg->ngpus; g++)
+        r->credits[g] = r->credits_per_home;
+    r->split_parent = RDMA_NONE;
+    fifo_init(&r->q_inside, no);
+    fifo_init(&r->q_outside, no + ni);
+    fifo_init(&r->q_local, ni);
+
+    for (int i = 0; i < ST_COUNT; i++) {
+        const char *unit = strncmp(stat_names[i], "bytes", 5) == 0 ? "bytes"
+                                                                    : "count";
+        r->st[i] = stats ? stat_counter_add(stats, name, stat_names[i], unit)
+                         : &r->own[i];
+    }
+    r->latency = stats ? stat_hist_add(stats, name, "remote_latency", "ps")
+                       : &r->own_latency;
+    return r;
+}
+
+void rdma_free(rdma_engine *r)
+{
+    if (!r)
+        return;
+    /* Messages we own: answers being assembled or queued, forwarded parts,
+    ** local requests, and answers to remote engines still queued. */
+    for (uint32_t i = 0; i < r->cfg.outgoing_entries; i++) {
+        if (r->parents[i].in_use)
+            mem_msg_release(r->pool, r->parents[i].rsp);
+        if (r->out_txns[i].in_use)
+            mem_msg_release(r->pool, r->out_txns[i].fwd);
+    }
+    for (uint32_t i = 0; i < r->cfg.incoming_entries; i++)
+        if (r->in_txns[i].in_use && r->in_txns[i].local)
+            mem_msg_release(r->pool, r->in_txns[i].local);
+    for (uint32_t i = 0; i < r->q_outside.count; i++) {
+        rdma_qent *q = &r->q_outside.e[(r->q_outside.head + i) %
+                                       r->q_outside.cap];
+        if (q->slot != RDMA_NONE)
+            mem_msg_release(r->pool, q->m);
+    }
+    port_fini(&r->inside);
+    port_fini(&r->outside);
+    port_fini(&r->local);
+    comp_fini(&r->base);
+    free(r->parents);
+    free(r->free_parents);
+    free(r->out_txns);
+    free(r->free_out);
+    free(r->in_txns);
+    free(r->free_in);
+    free(r->credits);
+    free(r->q_inside.e);
+    free(r->q_outside.e);
+    free(r->q_local.e);
+    free(r->peers);
+    free(r);
+}
+
+sim_port *rdma_inside(rdma_engine *r) { return &r->inside; }
+sim_port *rdma_outside(rdma_engine *r) { return &r->outside; }
+sim_port *rdma_local(rdma_engine *r) { return &r->local; }
+
+void rdma_set_peers(rdma_engine *r, sim_port *const *outside_ports,
+                    uint32_t n)
+{
+    assert(n <= r->cfg.ngpus);
+    free(r->peers);
+    r->peers = MGS_NEW_ARRAY(sim_port *, r->cfg.ngpus);
+    for (uint32_t g = 0; g < n; g++)
+        r->peers[g] = outside_ports[g];
+}
+
+void rdma_set_local_route(rdma_engine *r, const mem_route *route)
+{
+    r->local_route = *route;
+    r->have_local_route = true;
+}
+
+void rdma_set_home_map(rdma_engine *r, rdma_home_fn fn, void *ud)
+{
+    r->home_fn = fn;
+    r->home_ud = ud;
+}
+
+/* ---- the split route for L1s ------------------------------------------ */
+
+static sim_port *route_split(const mem_route *r, uint64_t addr)
+{
+    if (addr < r->base || addr >= r->limit)
+        return r->single;
+    uint64_t unit = addr >> __builtin_ctz(r->interleave);
+    return r->ports[unit % r->nports];
+}
+
+void rdma_route_split(mem_route *route, sim_port **local_ports,
+                      uint32_t nlocal, uint32_t interleave,
+                      uint64_t local_base, uint64_t local_limit,
+                      sim_port *rdma_inside_port)
+{
+    assert(local_ports && nlocal >= 1 && rdma_inside_port);
+    assert(interleave && (interleave & (interleave - 1)) == 0);
+    route->route = route_split;
+    route->ports = local_ports;
+    route->nports = nlocal;
+    route->interleave = interleave;
+    route->base = local_base;
+    route->limit = local_limit;
+    route->single = rdma_inside_port;
+}
+
+void rdma_occupancy(const rdma_engine *r, uint32_t *parents,
+                    uint32_t *outgoing, uint32_t *incoming)
+{
+    *parents = r->cfg.outgoing_entries - r->nfree_parents;
+    *outgoing = r->cfg.outgoing_entries - r->nfree_out;
+    *incoming = r->cfg.incoming_entries - r->nfree_in;
+}
+
+/* ---- invariants --------------------------------------------------------- */
+
+int rdma_check(const rdma_engine *r)
+{
+    uint32_t no = r->cfg.outgoing_entries, ni = r->cfg.incoming_entries;
+    uint32_t used_p = 0, used_o = 0, used_i = 0, ready = 0;
+    uint32_t *inflight = MGS_NEW_ARRAY(uint32_t, r->cfg.ngpus);
+    for (uint32_t i = 0; i < no; i++) {
+        used_p += r->parents[i].in_use;
+        if (r->parents[i].in_use && r->parents[i].parts_left == 0)
+            ready++;
+        if (r->out_txns[i].in_use) {
+            used_o++;
+            assert(r->parents[r->out_txns[i].parent].in_use);
+            inflight[r->out_txns[i].home]++;
+        }
+    }
+    for (uint32_t i = 0; i < ni; i++)
+        used_i += r->in_txns[i].in_use;
+    assert(used_p + r->nfree_parents == no);
+    assert(used_o + r->nfree_out == no);
+    assert(used_i + r->nfree_in == ni);
+    assert(ready == r->q_inside.count);
+    for (uint32_t g = 0; g < r->cfg.ngpus; g++)
+        assert(inflight[g] + r->credits[g] == r->credits_per_home);
+    assert(r->q_outside.count <= r->q_outside.cap);
+    assert(r->q_local.count <= ni);
+    free(inflight);
+    return 1;
+}

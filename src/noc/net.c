@@ -1,0 +1,718 @@
+/*
+** The network component: building the graph, and moving messages through
+** it (injection at an endpoint, per-output round-robin arbitration with
+** credit checks, serialisation, store-and-forward through switches,
+** ejection to the destination port). Structures and invariants are in
+** noc_int.h, the timing model in noc.h.
+**
+** Events (all owned by the net component, so no cross-component
+** scheduling happens inside the network):
+**   NOC_EV_OUT   (per channel) the sender's output may start a message:
+**                it became free, got a credit back, or an input head
+**                routed to it became ready;
+**   NOC_EV_IN    (per virtual channel) the head of the receiver's input
+**                buffer is ready: announce it to the output it is routed
+**                to;
+**   NOC_EV_EJECT (per endpoint) deliver ready messages to their ports.
+** The hot path never allocates: packets live by value in the input rings.
+*/
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mgsim/errors.h"
+#include "noc/noc_int.h"
+#include "sim/name.h"
+#include "util/xmalloc.h"
+
+/* ---- link configuration and cost ------------------------------------ */
+
+void noc_link_cfg_default(noc_link_cfg *cfg)
+{
+    cfg->bandwidth = 16000000000ULL; /* PCIe 3.0 x16 per direction */
+    cfg->latency = 100 * MGS_PS_PER_NS;
+    cfg->header_bytes = 16;
+    cfg->max_payload = 256;
+    cfg->credits = 64;
+}
+
+int noc_link_cfg_validate(const noc_link_cfg *cfg)
+{
+    if (cfg->bandwidth < 1)
+        return mgs_error_set(MGS_EINVAL, "link bandwidth must be >= 1 B/s");
+    if (cfg->latency > 1000 * MGS_PS_PER_S)
+        return mgs_error_set(MGS_EINVAL,
+                             "link latency = %llu ps: must be at most 10^15",
+                             (unsigned long long)cfg->latency);
+    if (cfg->max_payload < 1)
+        return mgs_error_set(MGS_EINVAL, "link max_payload must be >= 1");
+    if (cfg->credits < 1)
+        return mgs_error_set(MGS_EINVAL, "link credits must be >= 1");
+    return MGS_OK;
+}
+
+uint32_t noc_packets(const noc_link_cfg *cfg, uint32_t bytes)
+{
+    /* A message always costs a packet, even an empty request. */
+    uint64_t p = ((uint64_t)bytes + cfg->max_payload - 1) / cfg->max_payload;
+    return p ? (uint32_t)p : 1;
+}
+
+uint64_t noc_wire_bytes(const noc_link_cfg *cfg, uint32_t bytes)
+{
+    return bytes + (uint64_t)noc_packets(cfg, bytes) * cfg->header_bytes;
+}
+
+mgs_time noc_serialisation(const noc_link_cfg *cfg, uint32_t bytes)
+{
+    /* wire * 10^12 overflows 64 bits above ~18 MB; 128-bit keeps it exact. */
+    unsigned __int128 num =
+        (unsigned __int128)noc_wire_bytes(cfg, bytes) * MGS_PS_PER_S;
+    return (mgs_time)((num + cfg->bandwidth - 1) / cfg->bandwidth);
+}
+
+uint32_t noc_link_credits_for(const noc_link_cfg *cfg, uint32_t msg_bytes,
+                              mgs_time forward_delay)
+{
+    /* A credit is held from the start of serialisation until the receiver
+    ** forwards the message: ser + latency + forward_delay. Streaming at
+    ** full rate needs that span divided by ser credits, plus one. */
+    mgs_time ser = noc_serialisation(cfg, msg_bytes);
+    if (ser == 0)
+        ser = 1;
+    uint64_t span = ser + cfg->latency + forward_delay;
+    uint64_t need = (span + ser - 1) / ser + 1;
+    return need > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)need;
+}
+
+/* Packets, wire bytes and serialisation of a message on channel c; sizes
+** repeat (cache lines), so the last one is memoised. */
+static void chan_cost(noc_chan *c, uint32_t bytes)
+{
+    if (bytes == c->memo_bytes && c->memo_packets)
+        return;
+    c->memo_bytes = bytes;
+    c->memo_packets = noc_packets(&c->cfg, bytes);
+    c->memo_wire = noc_wire_bytes(&c->cfg, bytes);
+    c->memo_ser = noc_serialisation(&c->cfg, bytes);
+}
+
+/* ---- helpers -------------------------------------------------------- */
+
+static inline mgs_time now_of(const noc_net *n) { return eng_now(n->base.eng); }
+
+static noc_node *node_of_host(const sim_port *host)
+{
+    return (noc_node *)((char *)host - offsetof(noc_node, host));
+}
+
+/* Endpoint id that port d is attached to, or -1. */
+static int endpoint_of_port(const noc_net *n, const sim_port *d)
+{
+    if (!d || !d->conn || !d->lane || !d->lane->deliver_to ||
+        d->lane->deliver_to->comp != &n->base)
+        return -1;
+    return (int)node_of_host(d->lane->deliver_to)->id;
+}
+
+int noc_endpoint_of(const noc_net *n, const sim_port *port)
+{
+    return endpoint_of_port(n, port);
+}
+
+/* A routing failure inside the simulation: record it once, stop. */
+static void net_fail(noc_net *n, const sim_msg *m, const char *why)
+{
+    mgs_error_set(MGS_ESIM, "%s: message id %llu from %s: %s", n->base.name,
+                  (unsigned long long)m->id,
+                  m->src && m->src->name ? m->src->name : "?", why);
+    eng_stop(n->base.eng);
+}
+
+/* Output index at endpoint x for the message waiting to be injected. */
+static uint32_t injection_out(noc_net *n, noc_node *x, const sim_msg *m,
+                              uint32_t *dst_ep)
+{
+    int d = endpoint_of_port(n, m->dst);
+    if (d < 0) {
+        net_fail(n, m, "destination port is not attached to this network");
+        return NOC_NO_ROUTE;
+    }
+    if (!n->routed || x->route[d] == NOC_NO_ROUTE) {
+        net_fail(n, m, n->routed ? "no route to the destination endpoint"
+                                 : "noc_route_compute was not called");
+        return NOC_NO_ROUTE;
+    }
+    if (dst_ep)
+        *dst_ep = (uint32_t)d;
+    return x->route[d];
+}
+
+static void wake_out(noc_net *n, noc_chan *c)
+{
+    if (!c->out_ev.scheduled) {
+        mgs_time t = now_of(n);
+        eng_schedule(n->base.eng, &c->out_ev, c->free_at > t ? c->free_at : t);
+    }
+}
+
+static void wake_eject(noc_net *n, noc_node *x)
+{
+    if (!x->eject_blocked && !x->eject_ev.scheduled)
+        eng_schedule(n->base.eng, &x->eject_ev, now_of(n));
+}
+
+static void wake_output(noc_net *n, noc_node *x, uint32_t o)
+{
+    if (o == x->nports)
+        wake_eject(n, x);
+    else if (o < x->nports)
+        wake_out(n, x->out[o]);
+}
+
+static void announce_head(noc_net *n, noc_vc *v)
+{
+    if (v->count && !v->in_ev.scheduled) {
+        mgs_time r = v->ring[v->head].ready, t = now_of(n);
+        eng_schedule(n->base.eng, &v->in_ev, r > t ? r : t);
+    }
+}
+
+static uint32_t msg_class(const noc_net *n, const sim_msg *m)
+{
+    if (n->nclasses == 1)
+        return 0;
+    uint32_t c = n->classify(m, n->classify_ud);
+    return c < n->nclasses ? c : n->nclasses - 1;
+}
+
+static inline uint32_t slot_count(const noc_net *n, const noc_node *x)
+{
+    return x->nports * n->nclasses + (x->endpoint ? 1 : 0);
+}
+
+/* The message at the head of input slot s of x (must exist). */
+static sim_msg *slot_head(const noc_net *n, noc_node *x, uint32_t s)
+{
+    if (s < x->nports * n->nclasses) {
+        const noc_vc *v = &x->in[s / n->nclasses]->vc[s % n->nclasses];
+        return v->ring[v->head].msg;
+    }
+    return port_peek(&x->host);
+}
+
+/* The input slot (round robin from rr[o]) whose head is ready, routed to
+** output o of node x, and has a credit in its class on o; -1 if none.
+** *credit_blocked tells whether some ready head lacked only the credit. */
+static int arbitrate(noc_net *n, noc_node *x, uint32_t o,
+                     bool *credit_blocked)
+{
+    const mgs_time t = now_of(n);
+    const uint32_t ncls = n->nclasses;
+    const uint32_t nlink = x->nports * ncls;
+    const uint32_t nslots = slot_count(n, x);
+    const noc_chan *oc = o < x->nports ? x->out[o] : NULL;
+    uint32_t s = x->rr[o];
+    for (uint32_t k = 0; k < nslots; k++, s = s + 1 == nslots ? 0 : s + 1) {
+        uint32_t cls;
+        if (s < nlink) {
+            const noc_vc *v = &x->in[s / ncls]->vc[s % ncls];
+            if (!v->count || v->ring[v->head].out != o ||
+                v->ring[v->head].ready > t)
+                continue;
+            cls = v->cls;
+        } else {
+            const sim_msg *m = port_peek(&x->host);
+            if (!m || injection_out(n, x, m, NULL) != o)
+                continue;
+            cls = msg_class(n, m);
+        }
+        if (oc && oc->vc[cls].count == oc->cfg.credits) {
+            *credit_blocked = true;
+            continue;
+        }
+        return (int)s;
+    }
+    return -1;
+}
+
+/* Removes the head of input slot s of x (returning its credit upstream). */
+static noc_pkt pop_input(noc_net *n, noc_node *x, uint32_t s)
+{
+    noc_pkt p;
+    if (s < x->nports * n->nclasses) {
+        noc_vc *v = &x->in[s / n->nclasses]->vc[s % n->nclasses];
+        const uint32_t cap = v->chan->cfg.credits;
+        p = v->ring[v->head];
+        bool was_full = v->count == cap;
+        v->head = v->head + 1 == cap ? 0 : v->head + 1;
+        v->count--;
+        if (was_full)
+            wake_out(n, v->chan); /* the sender may have stalled on it */
+        announce_head(n, v);
+        return p;
+    }
+    sim_msg *m = port_retrieve(&x->host);
+    p.msg = m;
+    p.ready = m->arrive_time; /* when the interface received it */
+    p.src_ep = x->id;
+    p.out = injection_out(n, x, m, &p.dst_ep);
+    p.cls = msg_class(n, m);
+    n->in_flight++;
+    /* The next queued message (if any) is a new head: announce it. A
+    ** message delivered later announces itself via notify_recv. */
+    const sim_msg *next = port_peek(&x->host);
+    if (next)
+        wake_output(n, x, injection_out(n, x, next, NULL));
+    return p;
+}
+
+/* Starts the message at input slot s of x on output link o (now). */
+static void transmit(noc_net *n, noc_node *x, uint32_t o, uint32_t s)
+{
+    const mgs_time t = now_of(n);
+    noc_chan *c = x->out[o];
+    chan_cost(c, slot_head(n, x, s)->bytes);
+    const mgs_time ser = c->memo_ser;
+    /* Busy before the pop, so wake-ups it causes (a new injection head)
+    ** schedule this output at free_at directly. */
+    c->free_at = t + ser;
+    noc_pkt p = pop_input(n, x, s);
+    stat_inc(c->messages);
+    stat_addn(c->packets, c->memo_packets);
+    stat_addn(c->payload, p.msg->bytes);
+    stat_addn(c->wire, c->memo_wire);
+    stat_addn(c->busy, ser);
+    stat_hist_sample(c->qdelay, t - p.ready);
+    stat_tavg_set(c->util, t, 1);
+    stat_tavg_set(c->util, t + ser, 0);
+
+    noc_node *y = c->to;
+    noc_vc *v = &c->vc[p.cls];
+    p.ready = t + ser + c->hop_delay;
+    p.out = y->route[p.dst_ep];
+    uint32_t tail = v->head + v->count;
+    v->ring[tail >= c->cfg.credits ? tail - c->cfg.credits : tail] = p;
+    v->count++;
+    if (v->count == 1)
+        announce_head(n, v);
+    const uint32_t nslots = slot_count(n, x);
+    x->rr[o] = s + 1 == nslots ? 0 : s + 1;
+    /* Arbitrate again when the wire frees, if another input is already
+    ** waiting for this output (heads that become ready later announce
+    ** themselves through their in_ev or the injection notification). */
+    bool blocked = false;
+    if (!c->out_ev.scheduled && arbitrate(n, x, o, &blocked) >= 0)
+        eng_schedule(n->base.eng, &c->out_ev, c->free_at);
+}
+
+static void handle_out(noc_net *n, noc_chan *c)
+{
+    if (c->free_at > now_of(n)) {
+        eng_schedule(n->base.eng, &c->out_ev, c->free_at);
+        return;
+    }
+    bool blocked = false;
+    int s = arbitrate(n, c->from, c->from_port, &blocked);
+    if (s < 0) {
+        /* A credit coming back (pop_input), an input's in_ev or the
+        ** injection notification wakes us. */
+        if (blocked)
+            stat_inc(c->stalls);
+        return;
+    }
+    transmit(n, c->from, c->from_port, (uint32_t)s);
+}
+
+static void handle_in(noc_net *n, noc_vc *v)
+{
+    if (!v->count)
+        return;
+    const noc_pkt *h = &v->ring[v->head];
+    if (h->ready > now_of(n)) { /* the head changed since scheduling */
+        eng_schedule(n->base.eng, &v->in_ev, h->ready);
+        return;
+    }
+    wake_output(n, v->chan->to, h->out);
+}
+
+/* Delivers every ready message (round robin over the inputs) until none
+** is left or the attachment lane refuses. */
+static void handle_eject(noc_net *n, noc_node *y)
+{
+    const uint32_t nslots = slot_count(n, y);
+    bool unused = false;
+    int s;
+    while (!y->eject_blocked &&
+           (s = arbitrate(n, y, y->nports, &unused)) >= 0) {
+        sim_msg *m = slot_head(n, y, (uint32_t)s);
+        sim_port *orig_src = m->src;
+        if (port_send(&y->host, m) == MGS_EBUSY) {
+            y->eject_blocked = true; /* notify_port_free resumes */
+            return;
+        }
+        m->src = orig_src; /* the receiver sees the real sender */
+        (void)pop_input(n, y, (uint32_t)s);
+        n->in_flight--;
+        y->rr[y->nports] = (uint32_t)s + 1 == nslots ? 0 : (uint32_t)s + 1;
+    }
+}
+
+/* ---- component ops -------------------------------------------------- */
+
+static void net_handle(sim_comp *comp, sim_event *ev)
+{
+    noc_net *n = (noc_net *)comp;
+    switch (ev->kind) {
+    case NOC_EV_OUT: handle_out(n, ev->data); break;
+    case NOC_EV_IN: handle_in(n, ev->data); break; /* a noc_vc */
+    case NOC_EV_EJECT: handle_eject(n, ev->data); break;
+    default: break;
+    }
+}
+
+static void net_notify_recv(sim_comp *comp, sim_port *p)
+{
+    noc_net *n = (noc_net *)comp;
+    noc_node *x = node_of_host(p);
+    const sim_msg *m = port_peek(p);
+    if (m)
+        wake_output(n, x, injection_out(n, x, m, NULL));
+}
+
+static void net_notify_port_free(sim_comp *comp, sim_port *p)
+{
+    noc_node *x = node_of_host(p);
+    x->eject_blocked = false;
+    wake_eject((noc_net *)comp, x);
+}
+
+static bool net_busy(const sim_comp *comp)
+{
+    const noc_net *n = (const noc_net *)comp;
+    if (n->in_flight)
+        return true;
+    for (uint32_t i = 0; i < n->nnodes; i++)
+        if (n->nodes[i]->endpoint && port_occupancy(&n->nodes[i]->host))
+            return true;
+    return false;
+}
+
+static void net_visit_buffers(const sim_comp *comp, sim_buf_visit_fn fn,
+                              void *ud)
+{
+    const noc_net *n = (const noc_net *)comp;
+    for (uint32_t i = 0; i < 2 * n->nlinks; i++) {
+        const noc_chan *c = n->chans[i];
+        uint32_t held = 0;
+        for (uint32_t v = 0; v < n->nclasses; v++)
+            held += c->vc[v].count;
+        fn(c->name, held, c->cfg.credits * n->nclasses, ud);
+    }
+}
+
+static void net_dump(const sim_comp *comp, FILE *f)
+{
+    const noc_net *n = (const noc_net *)comp;
+    fprintf(f, "  in_flight=%llu\n", (unsigned long long)n->in_flight);
+    for (uint32_t i = 0; i < 2 * n->nlinks; i++) {
+        const noc_chan *c = n->chans[i];
+        fprintf(f, "  %s free_at=%llu", c->name,
+                (unsigned long long)c->free_at);
+        for (uint32_t v = 0; v < n->nclasses; v++)
+            fprintf(f, " vc%u %u/%u", v, c->vc[v].count, c->cfg.credits);
+        fputc('\n', f);
+    }
+}
+
+static const sim_comp_ops net_ops = {
+    .kind = "Net",
+    .handle = net_handle,
+    .notify_recv = net_notify_recv,
+    .notify_port_free = net_notify_port_free,
+    .busy = net_busy,
+    .visit_buffers = net_visit_buffers,
+    .dump = net_dump,
+};
+
+/* ---- building ------------------------------------------------------- */
+
+noc_net *noc_net_new(sim_engine *e, const char *name, stat_registry *stats,
+                     uint32_t attach_capacity)
+{
+    if (!name || !name_valid(name)) {
+        mgs_error_set(MGS_EINVAL, "network name '%s' is not a valid name",
+                      name ? name : "(null)");
+        return NULL;
+    }
+    if (attach_capacity < 1) {
+        mgs_error_set(MGS_EINVAL, "%s: attach_capacity must be >= 1", name);
+        return NULL;
+    }
+    noc_net *n = MGS_NEW(noc_net);
+    comp_init(&n->base, e, &net_ops, name, 0);
+    n->stats = stats;
+    n->attach_capacity = attach_capacity;
+    n->nclasses = 1;
+    return n;
+}
+
+int noc_set_classes(noc_net *n, uint32_t nclasses, noc_class_fn fn,
+                    void *ud)
+{
+    if (n->nlinks)
+        return mgs_error_set(MGS_EINVAL, "%s: message classes must be set "
+                             "before the first link", n->base.name);
+    if (nclasses < 1 || nclasses > 8 || (nclasses > 1 && !fn))
+        return mgs_error_set(MGS_EINVAL, "%s: %u message classes: need 1..8 "
+                             "and a classifier for more than one",
+                             n->base.name, nclasses);
+    n->nclasses = nclasses;
+    n->classify = fn;
+    n->classify_ud = ud;
+    return MGS_OK;
+}
+
+static noc_node *node_new(noc_net *n, const char *kind, long index,
+                          bool endpoint)
+{
+    char *name = name_new(n->base.name, kind, index);
+    if (!name_valid(name)) {
+        mgs_error_set(MGS_EINVAL, "node name '%s' is not a valid name", name);
+        free(name);
+        return NULL;
+    }
+    noc_node *x = MGS_NEW(noc_node);
+    x->id = n->nnodes;
+    x->endpoint = endpoint;
+    x->name = name;
+    n->nodes = mgs_xrealloc(n->nodes, (n->nnodes + 1) * sizeof(*n->nodes));
+    n->nodes[n->nnodes++] = x;
+    n->routed = false;
+    return x;
+}
+
+int noc_endpoint_add(noc_net *n, const char *kind, long index)
+{
+    noc_node *x = node_new(n, kind, index, true);
+    if (!x)
+        return MGS_EINVAL;
+    /* The interface port's local name is the node's leaf plus ".host",
+    ** so it prints as "<net>.EP[3].host". */
+    size_t len = strlen(name_leaf(x->name)) + sizeof ".host";
+    char *local = mgs_xmalloc(len);
+    snprintf(local, len, "%s.host", name_leaf(x->name));
+    port_init(&x->host, &n->base, local, n->attach_capacity);
+    free(local);
+    /* The attachment is wiring, not a link: 1-ps cycles, any width, no
+    ** latency. Its lanes still give per-sender FIFO order and
+    ** back-pressure toward the attached components. */
+    sim_conn_config cc = {.period = 1, .latency = 0,
+                          .bytes_per_cycle = UINT32_MAX,
+                          .lane_capacity = n->attach_capacity};
+    char *cname = name_new(x->name, "Attach", -1);
+    x->attach = conn_new(n->base.eng, cname, &cc, NULL);
+    free(cname);
+    conn_plug(x->attach, &x->host);
+    eng_event_init(&x->eject_ev, &n->base, NOC_EV_EJECT, x);
+    return (int)x->id;
+}
+
+int noc_switch_add(noc_net *n, const char *kind, long index,
+                   const noc_switch_cfg *cfg)
+{
+    if (!cfg || cfg->latency > 1000 * MGS_PS_PER_S)
+        return mgs_error_set(MGS_EINVAL, "switch latency missing or above "
+                             "10^15 ps");
+    noc_node *x = node_new(n, kind, index, false);
+    if (!x)
+        return MGS_EINVAL;
+    x->sw_latency = cfg->latency;
+    return (int)x->id;
+}
+
+static void node_add_port(noc_node *x, noc_chan *out, noc_chan *in)
+{
+    x->out = mgs_xrealloc(x->out, (x->nports + 1) * sizeof(*x->out));
+    x->in = mgs_xrealloc(x->in, (x->nports + 1) * sizeof(*x->in));
+    x->out[x->nports] = out;
+    x->in[x->nports] = in;
+    x->nports++;
+}
+
+static noc_chan *chan_new(noc_net *n, noc_node *from, noc_node *to,
+                          const noc_link_cfg *cfg, const char *link_name,
+                          const char *dir)
+{
+    noc_chan *c = MGS_NEW(noc_chan);
+    c->from = from;
+    c->to = to;
+    c->from_port = from->nports;
+    c->to_port = to->nports;
+    c->cfg = *cfg;
+    c->hop_delay = cfg->latency + to->sw_latency;
+    c->vc = MGS_NEW_ARRAY(noc_vc, n->nclasses);
+    for (uint32_t v = 0; v < n->nclasses; v++) {
+        c->vc[v].chan = c;
+        c->vc[v].cls = v;
+        c->vc[v].ring = MGS_NEW_ARRAY(noc_pkt, cfg->credits);
+        eng_event_init(&c->vc[v].in_ev, &n->base, NOC_EV_IN, &c->vc[v]);
+    }
+    eng_event_init(&c->out_ev, &n->base, NOC_EV_OUT, c);
+    size_t len = strlen(link_name) + strlen(dir) + 2;
+    c->name = mgs_xmalloc(len);
+    snprintf(c->name, len, "%s.%s", link_name, dir);
+    stat_counter **ctr[6] = {&c->messages, &c->packets, &c->payload,
+                             &c->wire, &c->busy, &c->stalls};
+    static const char *const metric[6] = {"messages", "packets",
+                                          "payload_bytes", "wire_bytes",
+                                          "busy_ps", "credit_stalls"};
+    static const char *const unit[6] = {"count", "count", "bytes", "bytes",
+                                        "ps", "count"};
+    char m[64];
+    for (int k = 0; k < 6; k++) {
+        *ctr[k] = &c->own[k];
+        if (n->stats) {
+            snprintf(m, sizeof m, "%s.%s", dir, metric[k]);
+            *ctr[k] = stat_counter_add(n->stats, link_name, m, unit[k]);
+        }
+    }
+    c->qdelay = &c->own_hist;
+    c->util = &c->own_tavg;
+    c->own_tavg.start = c->own_tavg.last = now_of(n);
+    if (n->stats) {
+        snprintf(m, sizeof m, "%s.queue_delay", dir);
+        c->qdelay = stat_hist_add(n->stats, link_name, m, "ps");
+        snprintf(m, sizeof m, "%s.utilisation", dir);
+        c->util = stat_tavg_add(n->stats, link_name, m, "fraction",
+                                now_of(n));
+    }
+    return c;
+}
+
+int noc_link(noc_net *n, int a, int b, const noc_link_cfg *cfg)
+{
+    if (a < 0 || b < 0 || (uint32_t)a >= n->nnodes ||
+        (uint32_t)b >= n->nnodes || a == b)
+        return mgs_error_set(MGS_EINVAL, "%s: cannot link nodes %d and %d",
+                             n->base.name, a, b);
+    int rc = noc_link_cfg_validate(cfg);
+    if (rc != MGS_OK)
+        return rc;
+    noc_node *x = n->nodes[a], *y = n->nodes[b];
+    char *lname = name_new(n->base.name, "Link", (long)n->nlinks);
+    noc_chan *ab = chan_new(n, x, y, cfg, lname, "a_to_b");
+    noc_chan *ba = chan_new(n, y, x, cfg, lname, "b_to_a");
+    free(lname);
+    node_add_port(x, ab, ba);
+    node_add_port(y, ba, ab);
+    n->chans = mgs_xrealloc(n->chans, 2 * (n->nlinks + 1) * sizeof(*n->chans));
+    n->chans[2 * n->nlinks] = ab;
+    n->chans[2 * n->nlinks + 1] = ba;
+    n->routed = false;
+    return (int)n->nlinks++;
+}
+
+int noc_attach(noc_net *n, sim_port *port, int ep)
+{
+    if (ep < 0 || (uint32_t)ep >= n->nnodes || !n->nodes[ep]->endpoint)
+        return mgs_error_set(MGS_EINVAL, "%s: node %d is not an endpoint",
+                             n->base.name, ep);
+    if (port->conn)
+        return mgs_error_set(MGS_EINVAL, "%s: port %s is already plugged",
+                             n->base.name, port->name);
+    conn_plug_via(n->nodes[ep]->attach, port, &n->nodes[ep]->host);
+    return MGS_OK;
+}
+
+int noc_route_compute(noc_net *n)
+{
+    return noc_route_compute_(n);
+}
+
+/* ---- queries -------------------------------------------------------- */
+
+uint32_t noc_node_count(const noc_net *n) { return n->nnodes; }
+uint32_t noc_link_count(const noc_net *n) { return n->nlinks; }
+uint64_t noc_in_flight(const noc_net *n) { return n->in_flight; }
+
+const char *noc_node_name(const noc_net *n, int node)
+{
+    return node >= 0 && (uint32_t)node < n->nnodes ? n->nodes[node]->name
+                                                   : NULL;
+}
+
+void noc_link_get_stats(const noc_net *n, int link, int dir,
+                        noc_link_stats *out)
+{
+    *out = (noc_link_stats){0};
+    if (link < 0 || (uint32_t)link >= n->nlinks || dir < 0 || dir > 1)
+        return;
+    const noc_chan *c = n->chans[2 * link + dir];
+    out->messages = c->messages->value;
+    out->packets = c->packets->value;
+    out->payload_bytes = c->payload->value;
+    out->wire_bytes = c->wire->value;
+    out->busy_ps = c->busy->value;
+    out->credit_stalls = c->stalls->value;
+    out->queue_delay_ps = c->qdelay->sum;
+    out->queue_delay_max = c->qdelay->max;
+}
+
+int noc_net_check(const noc_net *n)
+{
+    uint64_t held = 0;
+    for (uint32_t k = 0; k < 2 * n->nlinks; k++) {
+        const noc_chan *c = n->chans[k];
+        const uint32_t cap = c->cfg.credits;
+        if (c->from->out[c->from_port] != c || c->to->in[c->to_port] != c)
+            return 0;
+        for (uint32_t v = 0; v < n->nclasses; v++) {
+            const noc_vc *q = &c->vc[v];
+            if (q->count > cap || q->head >= cap || q->chan != c)
+                return 0;
+            for (uint32_t i = 0; i < q->count; i++) {
+                const noc_pkt *p = &q->ring[(q->head + i) % cap];
+                if (p->cls != v)
+                    return 0;
+                if (i && p->ready < q->ring[(q->head + i - 1) % cap].ready)
+                    return 0;
+            }
+            held += q->count;
+        }
+    }
+    /* Between events every message taken from an interface sits in
+    ** exactly one input ring. */
+    return held == n->in_flight;
+}
+
+void noc_net_free(noc_net *n)
+{
+    if (!n)
+        return;
+    for (uint32_t i = 0; i < 2 * n->nlinks; i++) {
+        for (uint32_t v = 0; v < n->nclasses; v++)
+            free(n->chans[i]->vc[v].ring);
+        free(n->chans[i]->vc);
+        free(n->chans[i]->name);
+        free(n->chans[i]);
+    }
+    free(n->chans);
+    for (uint32_t i = 0; i < n->nnodes; i++) {
+        noc_node *x = n->nodes[i];
+        if (x->endpoint) {
+            conn_free(x->attach);
+            port_fini(&x->host);
+        }
+        free(x->out);
+        free(x->in);
+        free(x->rr);
+        free(x->route);
+        free(x->name);
+        free(x);
+    }
+    free(n->nodes);
+    comp_fini(&n->base);
+    free(n);
+}

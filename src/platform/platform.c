@@ -1,0 +1,292 @@
+/*
+** Multi-GPU platform assembly (platform.h): configuration, the per-type
+** wiring, the backing adaptors. Components are only created and plugged
+** here; the platform never reaches into them afterwards.
+*/
+#include "platform/platform.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "mgsim/errors.h"
+#include "noc/topo.h"
+#include "util/xmalloc.h"
+
+/* Adds a GPU's physical base to the offsets its DRAM channels use. */
+typedef struct plat_view {
+    const mem_backing *global;
+    uint64_t base;
+} plat_view;
+
+struct platform {
+    platform_config cfg;
+    uint32_t ngpu_models;
+    gpu_build **gpus;
+    plat_view *views;
+    mem_backing *backings;    /* one per GPU model */
+    noc_net *net;
+    dram **stacks;            /* shared: N * C channels, global order */
+    sim_port **stack_tops;
+    uint32_t nstack_chans;
+};
+
+static const char *const type_names[] = {"discrete", "unified", "monolithic",
+                                         "shared"};
+
+int platform_type_parse(const char *name)
+{
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(name, type_names[i]))
+            return i;
+    return -1;
+}
+
+void platform_config_default(platform_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->type = PLATFORM_DISCRETE;
+    c->ngpus = 1;
+    gpu_build_config_default(&c->gpu);
+    c->net = PLATFORM_NET_PCIE;
+    c->pcie_version = 3;                 /* seed 002 Table 5.1 */
+    c->link_bw = 16000000000ull;         /* seed 002 Table 5.1 */
+    c->link_latency = 100 * MGS_PS_PER_NS; /* assumed: docs/noc.md */
+    c->sm_bandwidth = 1000000000000ull;  /* seed 000 §4.1: 1 TB/s */
+}
+
+void platform_config_from(platform_config *c, const mgs_config *k)
+{
+    gpu_build_config_from(&c->gpu, k);
+    int t = platform_type_parse(k->platform_type);
+    c->type = t < 0 ? PLATFORM_DISCRETE : (platform_type)t;
+    c->ngpus = (uint32_t)k->platform_gpus;
+    c->net = strcmp(k->platform_interconnect, "links") ? PLATFORM_NET_PCIE
+                                                       : PLATFORM_NET_LINKS;
+    c->pcie_version = k->platform_pcie_version;
+    c->link_bw = k->platform_inter_gpu_bw;
+    c->link_latency = k->platform_link_latency;
+    c->sm_bandwidth = k->platform_sm_bandwidth;
+}
+
+/* The one GPU model of a monolithic platform: N x the resources. */
+static void monolithic_gpu(const platform_config *c, gpu_build_config *g)
+{
+    *g = c->gpu;
+    g->num_cus *= c->ngpus;
+    g->l2_banks *= c->ngpus;
+    g->l2_tlbs *= c->ngpus;
+    g->mem_bytes *= c->ngpus;
+}
+
+/* GPU model i's configuration. */
+static void gpu_config_of(const platform_config *c, uint32_t i,
+                          gpu_build_config *g)
+{
+    if (c->type == PLATFORM_MONOLITHIC) {
+        monolithic_gpu(c, g);
+        return;
+    }
+    *g = c->gpu;
+    g->gpu = (int)i;
+    g->phys_base = (uint64_t)i * c->gpu.mem_bytes;
+    if (c->ngpus < 2)
+        return;
+    if (c->type == PLATFORM_SHARED) {
+        g->external_memory = true;
+        return;
+    }
+    g->with_rdma = true;
+    g->rdma.ngpus = c->ngpus;
+    g->rdma.bytes_per_gpu = c->gpu.mem_bytes;
+}
+
+int platform_config_validate(const platform_config *c)
+{
+    if (c->ngpus < 1 || c->ngpus > 16)
+        return mgs_error_set(MGS_ECONFIG, "platform.gpus = %u, must be in "
+                             "[1, 16]", c->ngpus);
+    if ((unsigned)c->type > PLATFORM_SHARED)
+        return mgs_error_set(MGS_ECONFIG, "unknown platform type %d",
+                             (int)c->type);
+    if (c->net == PLATFORM_NET_PCIE && !noc_pcie_bandwidth(c->pcie_version))
+        return mgs_error_set(MGS_ECONFIG, "platform.pcie_version = %d, must "
+                             "be 3..6", c->pcie_version);
+    if (c->type == PLATFORM_SHARED && c->ngpus > 1 &&
+        c->gpu.l2_interleave > 4096)
+        return mgs_error_set(MGS_ECONFIG, "shared platform: l2.interleave "
+                             "(%llu) must be <= the 4 KB page interleave of "
+                             "the memory stacks",
+                             (unsigned long long)c->gpu.l2_interleave);
+    for (uint32_t i = 0; i < (c->type == PLATFORM_MONOLITHIC ? 1 : c->ngpus);
+         i++) {
+        gpu_build_config g;
+        gpu_config_of(c, i, &g);
+        int rc = gpu_build_config_validate(&g);
+        if (rc)
+            return rc;
+    }
+    return MGS_OK;
+}
+
+/* ---- backing adaptor ---------------------------------------------- */
+
+static int view_read(void *ud, uint64_t off, void *dst, size_t n)
+{
+    const plat_view *v = ud;
+    return v->global->read(v->global->ud, v->base + off, dst, n);
+}
+
+static int view_write(void *ud, uint64_t off, const void *src, size_t n)
+{
+    const plat_view *v = ud;
+    return v->global->write(v->global->ud, v->base + off, src, n);
+}
+
+/* ---- networks ------------------------------------------------------ */
+
+/* Discrete / unified: the RDMA engines' outside ports on the network. */
+static void wire_rdma(platform *p, sim_engine *eng, stat_registry *st)
+{
+    const platform_config *c = &p->cfg;
+    noc_topo topo;
+    int rc;
+    if (c->net == PLATFORM_NET_PCIE) {
+        p->net = noc_net_new(eng, "PCIe", st, 16);
+        noc_pcie_cfg pc;
+        noc_pcie_cfg_default(&pc, c->pcie_version, c->ngpus);
+        rc = noc_build_pcie(p->net, &pc, &topo);
+    } else {
+        p->net = noc_net_new(eng, "Links", st, 16);
+        noc_link_cfg lc;
+        noc_nvlink_cfg_default(&lc, c->link_bw);
+        lc.latency = c->link_latency;
+        lc.credits = noc_link_credits_for(&lc, 72, c->gpu.period);
+        rc = noc_build_all_to_all(p->net, c->ngpus, &lc, &topo);
+    }
+    /* The configuration validated, so the topology builds. */
+    if (rc)
+        abort();
+    sim_port *outs[16];
+    for (uint32_t i = 0; i < c->ngpus; i++) {
+        outs[i] = rdma_outside(gpu_build_rdma(p->gpus[i]));
+        noc_attach(p->net, outs[i], topo.gpu[i]);
+    }
+    for (uint32_t i = 0; i < c->ngpus; i++)
+        rdma_set_peers(gpu_build_rdma(p->gpus[i]), outs, c->ngpus);
+    if (noc_route_compute(p->net))
+        abort();
+}
+
+/* Shared: N memory stacks of C channels behind the switch complex. */
+static void wire_shared(platform *p, sim_engine *eng, mem_pool *pool,
+                        stat_registry *st, const mem_backing *backing)
+{
+    const platform_config *c = &p->cfg;
+    uint32_t n = c->ngpus, chans = c->gpu.l2_banks;
+    p->net = noc_net_new(eng, "SwitchComplex", st, 16);
+    noc_xbar_cfg xc;
+    noc_xbar_cfg_default(&xc, n, n);
+    xc.total_bandwidth = c->sm_bandwidth;
+    noc_topo topo;
+    if (noc_build_switch_complex(p->net, &xc, &topo))
+        abort();
+    dram_config dc = c->gpu.dram;
+    dc.base = 0;
+    dc.interleave = 4096;                /* seed 000 §4.1: 4 KB pages */
+    dc.channels = n * chans;
+    p->nstack_chans = n * chans;
+    p->stacks = mgs_xcalloc(p->nstack_chans, sizeof *p->stacks);
+    p->stack_tops = mgs_xcalloc(p->nstack_chans, sizeof *p->stack_tops);
+    for (uint32_t k = 0; k < p->nstack_chans; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "Stack[%u].DRAM[%u]", k % n, k / n);
+        p->stacks[k] = dram_new(eng, name, &dc, pool, st, backing);
+        p->stack_tops[k] = dram_top(p->stacks[k]);
+        noc_attach(p->net, p->stack_tops[k], topo.mem[k % n]);
+    }
+    mem_route to_mem;
+    mem_route_interleaved(&to_mem, p->stack_tops, p->nstack_chans, 4096);
+    for (uint32_t g = 0; g < n; g++)
+        for (uint32_t b = 0; b < chans; b++) {
+            cache *l2 = gpu_build_l2(p->gpus[g], b);
+            noc_attach(p->net, cache_bottom(l2), topo.gpu[g]);
+            cache_set_route(l2, &to_mem);
+        }
+    if (noc_route_compute(p->net))
+        abort();
+}
+
+/* ---- lifecycle ----------------------------------------------------- */
+
+platform *platform_new(sim_engine *eng, const platform_config *cfg,
+                       mem_pool *pool, stat_registry *st,
+                       const mem_backing *backing, const mem_pagetable *pt)
+{
+    platform *p = MGS_NEW(platform);
+    p->cfg = *cfg;
+    const platform_config *c = &p->cfg;
+    p->ngpu_models = c->type == PLATFORM_MONOLITHIC ? 1 : c->ngpus;
+    p->gpus = mgs_xcalloc(p->ngpu_models, sizeof *p->gpus);
+    p->views = mgs_xcalloc(p->ngpu_models, sizeof *p->views);
+    p->backings = mgs_xcalloc(p->ngpu_models, sizeof *p->backings);
+    for (uint32_t i = 0; i < p->ngpu_models; i++) {
+        gpu_build_config g;
+        gpu_config_of(c, i, &g);
+        p->views[i] = (plat_view){.global = backing, .base = g.phys_base};
+        p->backings[i] = (mem_backing){.read = view_read,
+                                       .write = view_write,
+                                       .ud = &p->views[i]};
+        p->gpus[i] = gpu_build_new(eng, &g, pool, st, &p->backings[i], pt);
+    }
+    if (c->ngpus > 1 && c->type == PLATFORM_SHARED)
+        wire_shared(p, eng, pool, st, backing);
+    else if (c->ngpus > 1 && c->type != PLATFORM_MONOLITHIC)
+        wire_rdma(p, eng, st);
+    return p;
+}
+
+void platform_free(platform *p)
+{
+    if (!p)
+        return;
+    for (uint32_t i = 0; i < p->ngpu_models; i++)
+        gpu_build_free(p->gpus[i]);
+    for (uint32_t k = 0; k < p->nstack_chans; k++)
+        dram_free(p->stacks[k]);
+    noc_net_free(p->net);
+    free(p->stacks);
+    free(p->stack_tops);
+    free(p->gpus);
+    free(p->views);
+    free(p->backings);
+    free(p);
+}
+
+const platform_config *platform_get_config(const platform *p)
+{
+    return &p->cfg;
+}
+
+uint32_t platform_num_gpus(const platform *p) { return p->ngpu_models; }
+
+gpu_build *platform_gpu(platform *p, uint32_t i)
+{
+    return i < p->ngpu_models ? p->gpus[i] : NULL;
+}
+
+uint32_t platform_gpu_of(const platform *p, int gpu)
+{
+    return p->cfg.type == PLATFORM_MONOLITHIC || gpu < 0 ? 0 : (uint32_t)gpu;
+}
+
+noc_net *platform_net_of(platform *p) { return p->net; }
+
+uint64_t platform_wf_insts(const platform *p)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < p->ngpu_models; i++)
+        n += gpu_build_wf_insts(p->gpus[i]);
+    return n;
+}

@@ -1,0 +1,92 @@
+/*
+** Multi-GPU platforms (seed 002 §5.3, seed 000 §3.1/§4.1): N GPU models
+** from platform/gpu_build.h plus the network between them, on one engine.
+** docs/platforms.md has the diagrams; in short, for N GPUs:
+**
+**   discrete    N GPUs, each owning physical range [g*M, (g+1)*M) (M =
+**               gpu.mem_bytes) served by its own DRAM channels. Each GPU
+**               has an RDMA engine; its L1s send misses outside the local
+**               range to it (rdma_route_split), and it forwards them over
+**               the interconnect to the home GPU's RDMA engine and L2
+**               (seed 002 Fig. 5.8a). Interconnect: a PCIe tree (one switch
+**               per 2 GPUs, src/noc/topo.h) or all-to-all links.
+**   unified     the same hardware; the runtime hands one launch to all CPs,
+**               each a contiguous chunk of work-groups (timing.c).
+**   monolithic  one GPU with N x the CUs, L2 banks, L2 TLBs and DRAM
+**               channels of one GPU and N x M memory; no RDMA.
+**   shared      MGPU-SM: N GPUs, no RDMA; every GPU's L2 banks reach all N
+**               memory stacks through one switch complex; 4 KB pages are
+**               interleaved over the stacks (global DRAM channel k =
+**               (paddr / 4 KB) % (N * C), stack k % N, channel k / N of it).
+**
+** With N = 1 every type is the lone GPU of gpu_build (no RDMA, no network).
+** The backing given to platform_new takes global physical addresses; each
+** discrete GPU's DRAM channels see offsets from their GPU's base, so the
+** platform hands them a small adaptor (owned) that adds the base back.
+**
+** Ownership: the platform owns its GPUs, RDMA engines, memory stacks,
+** network and adaptors; engine, pool, statistics, backing and page table
+** are borrowed and must outlive it.
+*/
+#ifndef MGS_PLATFORM_PLATFORM_H
+#define MGS_PLATFORM_PLATFORM_H
+
+#include <stdint.h>
+
+#include "noc/noc.h"
+#include "platform/gpu_build.h"
+
+struct mgs_config;
+
+typedef enum platform_type {
+    PLATFORM_DISCRETE,
+    PLATFORM_UNIFIED,
+    PLATFORM_MONOLITHIC,
+    PLATFORM_SHARED
+} platform_type;
+
+typedef enum platform_net {
+    PLATFORM_NET_PCIE,        /* PCIe tree, bandwidth by version */
+    PLATFORM_NET_LINKS        /* all-to-all point-to-point links */
+} platform_net;
+
+typedef struct platform_config {
+    platform_type type;
+    uint32_t ngpus;           /* 1..16 */
+    gpu_build_config gpu;     /* one GPU; mem_bytes is per GPU */
+    platform_net net;
+    int pcie_version;         /* 3..6 (PCIe tree) */
+    uint64_t link_bw;         /* bytes/s per direction (links) */
+    mgs_time link_latency;    /* ps (links) */
+    uint64_t sm_bandwidth;    /* shared: total L2-to-memory bytes/s */
+} platform_config;
+
+/* One R9 Nano, discrete, PCIe 3.0 (seed 002 Table 5.1). */
+void platform_config_default(platform_config *c);
+/* Reads [platform] and the GPU keys of an effective configuration. */
+void platform_config_from(platform_config *c, const struct mgs_config *cfg);
+/* MGS_OK or MGS_ECONFIG naming the bad value. */
+int platform_config_validate(const platform_config *c);
+/* "discrete" ... ; -1 for an unknown name. */
+int platform_type_parse(const char *name);
+
+typedef struct platform platform;
+
+/* Builds the platform into eng (the config must validate). backing takes
+** global physical addresses g * gpu.mem_bytes + offset. */
+platform *platform_new(sim_engine *eng, const platform_config *cfg,
+                       mem_pool *pool, stat_registry *stats,
+                       const mem_backing *backing, const mem_pagetable *pt);
+void platform_free(platform *p);
+
+const platform_config *platform_get_config(const platform *p);
+/* GPU models with a command processor: 1 for monolithic, else ngpus. */
+uint32_t platform_num_gpus(const platform *p);
+gpu_build *platform_gpu(platform *p, uint32_t i);
+/* The GPU model that runs launches addressed to runtime GPU gpu. */
+uint32_t platform_gpu_of(const platform *p, int gpu);
+/* The inter-GPU / memory network, NULL when there is none. */
+noc_net *platform_net_of(platform *p);
+uint64_t platform_wf_insts(const platform *p);
+
+#endif
