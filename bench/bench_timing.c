@@ -6,8 +6,10 @@
 ** Prints: BENCH timing_mm wf_insts_per_s=<n> sim_cycles_per_s=<n>
 **         peak_rss_mb=<n> wall_s=<t> cpu_s=<t> n=<order> wf_insts=<n>
 **         sim_cycles=<n> events=<n>
-** wall_s and cpu_s cover mgs_launch_kernel only (the first launch also
-** builds the GPU: that is included, it is part of a real run). Rates
+** wall_s and cpu_s cover mgs_launch_kernel and mgs_synchronize only (a
+** launch may just post the kernel and the synchronize run it; the first
+** launch also builds the GPU: that is included, it is part of a real
+** run). Rates
 ** divide by cpu_s, the thread's CPU time, because the machines are shared.
 ** sim_cycles counts 1-GHz GPU cycles of simulated kernel time; peak_rss_mb
 ** is the process's maximum resident set (getrusage). Target (DESIGN.md):
@@ -88,6 +90,8 @@ int main(int argc, char **argv)
                     .args_size = 28, .gpu = 0};
     double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
     rc = mgs_launch_kernel(rt, k, &l);
+    if (rc == MGS_OK)
+        rc = mgs_synchronize(rt); /* launches may be asynchronous */
     double wall = clock_s(CLOCK_MONOTONIC) - t0;
     double cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
     if (rc)

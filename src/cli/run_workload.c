@@ -109,7 +109,9 @@ int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
         return rc;
     args.seed = cfg->sim_seed;
     args.num_gpus = cfg->platform_gpus;
-    args.gpu_all = !strcmp(cfg->platform_type, "unified");
+    /* unified and monolithic present one device: one launch spans it all */
+    args.gpu_all = !strcmp(cfg->platform_type, "unified") ||
+                   !strcmp(cfg->platform_type, "monolithic");
     args.verbose = o->verbose;
 
     mgs_rt_options ro;

@@ -5,6 +5,9 @@
 ** (consecutive lanes usually share a line), then scans the earlier ones;
 ** an instruction touches few lines in the common case, and at most
 ** CU_COAL_MAX, so the scan stays cheap and needs no table to clear.
+** cu_coalesce handles an access inside the latest request's line inline
+** (no split, no lookup); cu_coal_fill_lanes lets the CU scatter a response
+** to the lanes of its request only (the CU sends that mask in base.id).
 */
 #include "gpu/coalescer.h"
 
@@ -72,12 +75,28 @@ uint32_t cu_coalesce(const gcn_mem_plan *p, uint32_t line_bytes,
         return n;
     }
     const bool store = p->kind == GCN_MEM_STORE;
+    const unsigned eb = p->elem_bytes;
+    const uint64_t off_mask = line_bytes - 1;
+    const uint64_t elem_bits = eb < 64 ? (1ull << eb) - 1 : ~0ull;
     for (uint64_t m = p->mem_lanes; m; m &= m - 1) {
         unsigned lane = (unsigned)__builtin_ctzll(m);
         for (unsigned e = 0; e < p->nelem; e++) {
             uint32_t v = p->data[e][lane];
-            add_access(out, &n, line_bytes, lane, p->addr[e][lane],
-                       p->elem_bytes, store ? (const uint8_t *)&v : NULL);
+            uint64_t a = p->addr[e][lane];
+            unsigned off = (unsigned)(a & off_mask);
+            /* Fast path, the common case: the access lies inside the line
+            ** of the latest request (consecutive lanes, same line). It
+            ** does what add_access does for it. */
+            if (n && off + eb <= line_bytes && out[n - 1].line == a - off) {
+                cu_coal_req *r = &out[n - 1];
+                r->mask |= elem_bits << off;
+                r->lanes |= 1ull << lane;
+                if (store)
+                    memcpy(r->data + off, &v, eb);
+                continue;
+            }
+            add_access(out, &n, line_bytes, lane, a, eb,
+                       store ? (const uint8_t *)&v : NULL);
         }
     }
     return n;
@@ -86,9 +105,15 @@ uint32_t cu_coalesce(const gcn_mem_plan *p, uint32_t line_bytes,
 void cu_coal_fill(gcn_mem_plan *p, uint64_t addr, uint32_t size,
                   const uint8_t *bytes)
 {
+    cu_coal_fill_lanes(p, p->mem_lanes, addr, size, bytes);
+}
+
+void cu_coal_fill_lanes(gcn_mem_plan *p, uint64_t lanes, uint64_t addr,
+                        uint32_t size, const uint8_t *bytes)
+{
     const uint64_t end = addr + size;
     const unsigned eb = p->elem_bytes;
-    for (uint64_t m = p->mem_lanes; m; m &= m - 1) {
+    for (uint64_t m = lanes & p->mem_lanes; m; m &= m - 1) {
         unsigned lane = (unsigned)__builtin_ctzll(m);
         for (unsigned e = 0; e < p->nelem; e++) {
             uint64_t a = p->addr[e][lane];

@@ -60,6 +60,11 @@ uint32_t cu_coalesce(const gcn_mem_plan *p, uint32_t line_bytes,
 ** p->data (loads). */
 void cu_coal_fill(gcn_mem_plan *p, uint64_t addr, uint32_t size,
                   const uint8_t *bytes);
+/* The same, looking only at the given lanes: with a request's lanes (the
+** lanes with an access in its line) it copies exactly what cu_coal_fill
+** copies for a response inside that line, without scanning all 64 lanes. */
+void cu_coal_fill_lanes(gcn_mem_plan *p, uint64_t lanes, uint64_t addr,
+                        uint32_t size, const uint8_t *bytes);
 /* Stores the old value returned for lane's atomic into p->data. */
 void cu_coal_fill_atomic(gcn_mem_plan *p, unsigned lane, const uint8_t *old);
 

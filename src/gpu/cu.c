@@ -260,6 +260,8 @@ static void start_wg(cu *c, cp_msg *m, const uint8_t simd_of_wave[])
         wv->w.nvgpr = nvgpr;
         gcn_emu_init_wave(el, &g->wg, &g->ctx, i, &wv->w);
         wv->wg = g;
+        wv->prog = l->emu.prog;
+        wv->code_va = l->code_va;
         wv->simd = simd_of_wave[i];
         wv->age = c->next_age++;
         wv->state = CU_W_READY;
@@ -443,7 +445,7 @@ static bool send_done(cu *c)
 ** response wakes the CU; no timer is needed). */
 static bool wv_inst_buffered(const cu_wave *wv)
 {
-    const gcn_emu_program *p = wv->wg->launch->emu.prog;
+    const gcn_emu_program *p = wv->prog;
     size_t slot = (size_t)(wv->w.pc >> 2);
     uint32_t size = slot < p->nslots && p->insts[slot].size
                         ? p->insts[slot].size : 4;
@@ -468,33 +470,42 @@ static bool wv_can_fetch(const cu *c, const cu_wave *wv)
 ** a wave's next issue turn once its instruction in flight completes, its
 ** SIMD's next fetch turn when it wants a fetch, an LDS operation's
 ** completion, a memory unit's next instruction slot. */
+/* The first cycle at or after t that is SIMD s's turn. */
+static inline uint64_t turn_at_or_after(const cu *c, uint64_t t, uint32_t s)
+{
+    const uint32_t ns = c->cfg.num_simds;
+    uint32_t cur = cu_turn(c, t);
+    return t + (s >= cur ? s - cur : s + ns - cur);
+}
+
 static uint64_t next_timed_cycle(const cu *c, uint64_t now)
 {
     uint64_t best = UINT64_MAX;
     const uint32_t ns = c->cfg.num_simds;
-    for (uint32_t s = 0; s < ns; s++)
+    /* Nothing can come before now + 1: the scan stops once that is found
+    ** (the result is the same minimum). */
+    for (uint32_t s = 0; s < ns && best > now + 1; s++) {
+        const uint64_t fetch_turn = turn_at_or_after(c, now + 1, s);
         for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
             const cu_wave *wv = c->simd_waves[s][i];
             if (wv->state == CU_W_READY && wv_inst_buffered(wv)) {
                 /* Its SIMD's issue turn at or after busy_until. */
                 uint64_t t = wv->busy_until > now + 1 ? wv->busy_until
                                                       : now + 1;
-                t += (s + ns - t % ns) % ns;
+                t = turn_at_or_after(c, t, s);
                 if (t < best)
                     best = t;
             }
-            if (wv_can_fetch(c, wv)) {
-                /* Its SIMD's next fetch turn. */
-                uint64_t t = now + 1;
-                t += (s + ns - t % ns) % ns;
-                if (t < best)
-                    best = t;
-            }
+            if (fetch_turn < best && wv_can_fetch(c, wv))
+                best = fetch_turn; /* its SIMD's next fetch turn */
+            if (best <= now + 1)
+                break;
         }
+    }
     if (c->lds_pending) {
-        const cu_memop *op = c->lds_fifo[c->lds_head];
-        if (op->ready_cycle > now && op->ready_cycle < best)
-            best = op->ready_cycle;
+        uint64_t ready = c->lds_ready[c->lds_head];
+        if (ready > now && ready < best)
+            best = ready;
     }
     const cu_memunit *units[2] = {&c->vmem, &c->smem};
     for (int i = 0; i < 2; i++)
@@ -543,18 +554,29 @@ static bool cu_tick(sim_comp *comp)
     c->last_cycle = now;
     c->issued_this_cycle = false;
 
+    /* Each step is skipped when its input is empty (it would do nothing):
+    ** most ticks have no response, no CP message and no LDS op due. */
     bool progress = false;
-    progress |= cu_take_fetch_responses(c, now);
-    progress |= cu_take_mem_responses(c, &c->vmem, now);
-    progress |= cu_take_mem_responses(c, &c->smem, now);
-    progress |= cu_retire_lds(c, now);
-    progress |= send_done(c);
-    progress |= take_maps(c);
-    progress |= cu_memunit_run(c, &c->vmem, now);
-    progress |= cu_memunit_run(c, &c->smem, now);
+    if (port_occupancy(&c->inst))
+        progress |= cu_take_fetch_responses(c, now);
+    if (port_occupancy(&c->vmem.port))
+        progress |= cu_take_mem_responses(c, &c->vmem, now);
+    if (port_occupancy(&c->smem.port))
+        progress |= cu_take_mem_responses(c, &c->smem, now);
+    if (c->lds_pending)
+        progress |= cu_retire_lds(c, now);
+    if (c->done_count)
+        progress |= send_done(c);
+    if (port_occupancy(&c->ctrl))
+        progress |= take_maps(c);
+    if (c->vmem.qcount)
+        progress |= cu_memunit_run(c, &c->vmem, now);
+    if (c->smem.qcount)
+        progress |= cu_memunit_run(c, &c->smem, now);
     progress |= cu_fetch(c, now);
     progress |= cu_issue(c, now);
-    progress |= send_done(c);
+    if (c->done_count)
+        progress |= send_done(c);
 
     if (was_resident || c->resident) {
         stat_inc(c->st.cycles_busy);
@@ -643,6 +665,7 @@ cu *cu_new(sim_engine *eng, const char *name, const cu_config *cfg,
     c->plan_nfree = c->nplans;
     c->lds_fifo_cap = c->nwaves_slots * CU_LGKM_MAX;
     c->lds_fifo = mgs_xcalloc(c->lds_fifo_cap, sizeof *c->lds_fifo);
+    c->lds_ready = mgs_xcalloc(c->lds_fifo_cap, sizeof *c->lds_ready);
     for (int i = 0; i < CU_WAKE_EVENTS; i++)
         eng_event_init(&c->wake[i], &c->base, 1, NULL);
 
@@ -697,6 +720,7 @@ void cu_free(cu *c)
     free(c->plans);
     free(c->plan_free);
     free(c->lds_fifo);
+    free(c->lds_ready);
     cu_memunit_fini(&c->vmem);
     cu_memunit_fini(&c->smem);
     port_fini(&c->ctrl);

@@ -83,24 +83,30 @@ typedef struct cu_wg {
 } cu_wg;
 
 typedef struct cu_wave {
-    gcn_wave w;            /* architectural state (functional model) */
-    cu_wg *wg;
-    uint32_t *vgpr_store;  /* owned, vgpr_cap words */
-    size_t vgpr_cap;
-    uint32_t simd;
-    uint64_t age;          /* dispatch order (oldest first) */
+    /* What the fetch and issue arbiters read for every wave of a SIMD every
+    ** cycle comes first, in one host cache line (those scans were bound by
+    ** cache misses); prog and code_va copy wg->launch's, saving two
+    ** dependent loads per wave and scan. */
     cu_wstate state;
+    uint8_t fetch_inflight;
     uint64_t busy_until;   /* cycle its non-memory instruction completes */
-    uint64_t state_since;  /* cycle it entered WAITCNT / BARRIER */
-    uint64_t fetch_stall_since; /* cycle it started waiting for fetch, or
-                                   UINT64_MAX */
-    uint8_t wait_vm, wait_lgkm;
     /* instruction buffer: code VAs [ib_start, ib_end) are buffered;
     ** fetch_next is the next line to fetch */
     uint64_t ib_start, ib_end, fetch_next;
     uint64_t last_fetch;   /* cycle of its last fetch (oldest-first) */
+    const gcn_emu_program *prog; /* = wg->launch->emu.prog */
+    uint64_t code_va;      /* = wg->launch->code_va */
+    cu_wg *wg;
+    gcn_wave w;            /* architectural state (functional model) */
+    uint32_t *vgpr_store;  /* owned, vgpr_cap words */
+    size_t vgpr_cap;
+    uint32_t simd;
+    uint64_t age;          /* dispatch order (oldest first) */
+    uint64_t state_since;  /* cycle it entered WAITCNT / BARRIER */
+    uint64_t fetch_stall_since; /* cycle it started waiting for fetch, or
+                                   UINT64_MAX */
+    uint8_t wait_vm, wait_lgkm;
     uint32_t fetch_epoch;
-    uint8_t fetch_inflight;
     bool finished;
     /* memory operations, in issue order: order[0..nops) index ops[] */
     cu_memop ops[CU_WAVE_MAX_OPS];
@@ -166,6 +172,9 @@ struct cu {
     uint32_t lds_pending;     /* LDS operations not yet complete */
     cu_memop **lds_fifo;      /* those, in issue order = completion order
                                  (a fixed latency); ring of lds_fifo_cap */
+    uint64_t *lds_ready;      /* lds_fifo[i]->ready_cycle, kept here so that
+                                 the per-cycle check does not touch the
+                                 wave (a host cache miss) */
     uint32_t lds_head, lds_fifo_cap;
     uint32_t fetch_inflight;  /* CU-wide */
     uint64_t last_cycle;      /* last tick's cycle (busy-cycle accounting) */
@@ -201,7 +210,7 @@ static inline uint32_t cu_turn(const cu *c, uint64_t now)
 
 static inline uint64_t cu_wave_pc_va(const cu_wave *wv)
 {
-    return wv->wg->launch->code_va + wv->w.pc;
+    return wv->code_va + wv->w.pc;
 }
 
 /* cu.c */

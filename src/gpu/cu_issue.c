@@ -99,16 +99,17 @@ static bool fetch_bytes_match(const cu_wave *wv, const mem_msg *rsp)
     (void)rsp;
     return true;
 #else
-    const gcn_emu_program *p = wv->wg->launch->emu.prog;
-    uint64_t base = wv->wg->launch->code_va;
-    for (uint32_t i = 0; i < rsp->size; i++) {
-        uint64_t va = rsp->addr + i;
-        if (va < base || va - base >= p->code_size)
-            continue; /* padding around the program */
-        if (rsp->data[i] != p->code[va - base])
-            return false;
-    }
-    return true;
+    const gcn_emu_program *p = wv->prog;
+    uint64_t base = wv->code_va;
+    /* Only the part of the line inside the program is compared (the rest
+    ** is padding around it). */
+    uint64_t lo = rsp->addr > base ? rsp->addr : base;
+    uint64_t hi = rsp->addr + rsp->size;
+    if (hi > base + p->code_size)
+        hi = base + p->code_size;
+    return lo >= hi ||
+           memcmp(rsp->data + (lo - rsp->addr), p->code + (lo - base),
+                  (size_t)(hi - lo)) == 0;
 #endif
 }
 
@@ -344,7 +345,9 @@ static bool exec_lds(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now)
     op->pc = wv->w.pc;
     op->lgkm = 1;
     op->ready_cycle = now + c->cfg.lds_cycles;
-    c->lds_fifo[(c->lds_head + c->lds_pending) % c->lds_fifo_cap] = op;
+    uint32_t tail = (c->lds_head + c->lds_pending) % c->lds_fifo_cap;
+    c->lds_fifo[tail] = op;
+    c->lds_ready[tail] = op->ready_cycle;
     c->lds_pending++;
     wv->lgkm_out++;
     c->lds_next_free = now + c->cfg.lds_issue_cycles;
@@ -397,7 +400,7 @@ bool cu_issue(cu *c, uint64_t now)
         cu_wave *wv = list[i];
         if (wv->state != CU_W_READY || wv->busy_until > now)
             continue;
-        const gcn_emu_program *p = wv->wg->launch->emu.prog;
+        const gcn_emu_program *p = wv->prog;
         size_t slot = (size_t)(wv->w.pc >> 2);
         if (slot >= p->nslots || (wv->w.pc & 3)) {
             char msg[400];

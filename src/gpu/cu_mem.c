@@ -8,8 +8,10 @@
 ** then its line requests leave at per_cycle requests per cycle while the
 ** port's lane accepts them and fewer than max_inflight are outstanding
 ** (vmem back-pressure). Each request carries its memory operation in
-** origin; atomics carry their lane in base.id. Responses fill the plan's
-** data; when an operation's last response arrives it is done.
+** origin; atomics carry their lane in base.id, reads the mask of the lanes
+** their line serves (a response scatters to those lanes only). Responses
+** fill the plan's data; when an operation's last response arrives it is
+** done.
 **
 ** Retirement (cu_wave_retire) walks the wave's operations oldest first and
 ** retires each done one unless an older unretired operation holds one of
@@ -113,7 +115,10 @@ static mem_msg *make_request(cu *c, cu_memunit *u, const cu_memop *op,
         m->mask = r->mask >> first;
         memcpy(m->data, r->data + first, size);
         m->base.bytes += size;
-    } else if (type == MEM_ATOMIC) {
+    } else if (type == MEM_READ) {
+        /* The lanes this line serves: the response fills only those. */
+        m->base.id = r->lanes;
+    } else {
         unsigned l = r->lane;
         m->base.id = l;
         m->atomic_op = p->atomic_op;
@@ -185,7 +190,8 @@ bool cu_take_mem_responses(cu *c, cu_memunit *u, uint64_t now)
                 op->fault_addr = req->addr;
             op->fault = 1;
         } else if (rsp->base.type == MEM_READ_RSP) {
-            cu_coal_fill(op->plan, req->addr, req->size, rsp->data);
+            cu_coal_fill_lanes(op->plan, req->base.id, req->addr, req->size,
+                               rsp->data);
         } else if (rsp->base.type == MEM_ATOMIC_RSP) {
             cu_coal_fill_atomic(op->plan, (unsigned)req->base.id, rsp->data);
         }
@@ -201,9 +207,9 @@ bool cu_retire_lds(cu *c, uint64_t now)
 {
     bool progress = false;
     while (c->lds_pending) {
-        cu_memop *op = c->lds_fifo[c->lds_head];
-        if (op->ready_cycle > now)
+        if (c->lds_ready[c->lds_head] > now)
             break;
+        cu_memop *op = c->lds_fifo[c->lds_head];
         c->lds_head = (c->lds_head + 1) % c->lds_fifo_cap;
         c->lds_pending--;
         op->done = 1;

@@ -757,6 +757,8 @@ static bool ctrl_step(cache *c)
 {
     bool progress = false;
     if (c->ctrl_state == CTRL_IDLE) {
+        if (!port_occupancy(&c->ctrl))
+            return false; /* the common case: no flush or invalidate */
         mem_msg *m = (mem_msg *)port_retrieve(&c->ctrl);
         if (!m)
             return false;

@@ -127,6 +127,8 @@ static bool from_tlb(xlat *x)
 {
     bool progress = false;
     mem_msg *r;
+    if (!port_occupancy(&x->tlbp))
+        return false; /* the common case: skip the call below */
     while ((r = (mem_msg *)port_retrieve(&x->tlbp))) {
         xlat_slot *s = r->origin;
         assert(s->state == XS_WAIT_X);
@@ -151,6 +153,8 @@ static bool from_bottom(xlat *x)
 {
     bool progress = false;
     mem_msg *r;
+    if (!port_occupancy(&x->bottom))
+        return false;
     while ((r = (mem_msg *)port_retrieve(&x->bottom))) {
         xlat_slot *s = r->origin;
         assert(s->state == XS_WAIT_P);
@@ -202,7 +206,7 @@ static bool send_fifo(xlat *x, xlat_fifo *f, sim_port *p,
 
 static bool sends(xlat *x)
 {
-    bool progress = send_fifo(x, &x->q_up, &x->top, NULL);
+    bool progress = x->q_up.count && send_fifo(x, &x->q_up, &x->top, NULL);
     if (x->q_p.count) {
         assert(x->has_route && "xlat: no route below");
         progress |= send_fifo(x, &x->q_p, &x->bottom, &x->route);
@@ -217,6 +221,8 @@ static bool sends(xlat *x)
 static bool xlat_accept(xlat *x)
 {
     bool progress = false;
+    if (!port_occupancy(&x->top))
+        return false;
     mgs_time now = eng_now(x->base.eng);
     for (uint32_t n = 0; n < XLAT_WIDTH && x->inflight < x->cfg.max_inflight;
          n++) {

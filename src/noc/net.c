@@ -124,6 +124,7 @@ int noc_endpoint_of(const noc_net *n, const sim_port *port)
 /* A routing failure inside the simulation: record it once, stop. */
 static void net_fail(noc_net *n, const sim_msg *m, const char *why)
 {
+    n->status = MGS_ESIM;
     mgs_error_set(MGS_ESIM, "%s: message id %llu from %s: %s", n->base.name,
                   (unsigned long long)m->id,
                   m->src && m->src->name ? m->src->name : "?", why);
@@ -600,6 +601,9 @@ int noc_link(noc_net *n, int a, int b, const noc_link_cfg *cfg)
     int rc = noc_link_cfg_validate(cfg);
     if (rc != MGS_OK)
         return rc;
+    if (n->in_flight)
+        return mgs_error_set(MGS_EINVAL, "%s: cannot add a link while "
+                             "messages are in flight", n->base.name);
     noc_node *x = n->nodes[a], *y = n->nodes[b];
     char *lname = name_new(n->base.name, "Link", (long)n->nlinks);
     noc_chan *ab = chan_new(n, x, y, cfg, lname, "a_to_b");
@@ -636,6 +640,7 @@ int noc_route_compute(noc_net *n)
 uint32_t noc_node_count(const noc_net *n) { return n->nnodes; }
 uint32_t noc_link_count(const noc_net *n) { return n->nlinks; }
 uint64_t noc_in_flight(const noc_net *n) { return n->in_flight; }
+int noc_status(const noc_net *n) { return n->status; }
 
 const char *noc_node_name(const noc_net *n, int node)
 {

@@ -47,8 +47,9 @@
 **
 ** Ownership: the net owns its nodes, links, attachment connections and
 ** names; it never owns messages (they stay the sender's). Build order:
-** noc_net_new, noc_endpoint_add / noc_switch_add, noc_link, noc_attach
-** (any order among those), then noc_route_compute before the first send.
+** noc_net_new, noc_set_classes (optional, before any link), then
+** noc_endpoint_add / noc_switch_add, noc_link, noc_attach (any order
+** among those), then noc_route_compute before the first send.
 */
 #ifndef MGS_NOC_NOC_H
 #define MGS_NOC_NOC_H
@@ -146,6 +147,11 @@ void noc_link_get_stats(const noc_net *n, int link, int dir,
 /* Messages inside the network (taken from an interface, not yet
 ** delivered to their destination port). */
 uint64_t noc_in_flight(const noc_net *n);
+/* MGS_OK, or MGS_ESIM once a message could not be routed (its
+** destination port is not attached to this network, or routes are
+** missing); the net then stopped the engine (eng_stop) and recorded one
+** line with mgs_error_set. A platform checks this after eng_run. */
+int noc_status(const noc_net *n);
 /* 1 if every invariant of noc_int.h holds (for tests and asserts). */
 int noc_net_check(const noc_net *n);
 

@@ -108,6 +108,7 @@ struct noc_net {
     uint32_t nlinks;
     bool routed;
     uint64_t in_flight;
+    int status;           /* MGS_OK, or the first simulation error */
     uint32_t nclasses;    /* virtual channels per channel (>= 1) */
     noc_class_fn classify;
     void *classify_ud;

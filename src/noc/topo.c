@@ -24,6 +24,7 @@
 */
 #include "noc/topo.h"
 
+#include "mem/memmsg.h"
 #include "mgsim/errors.h"
 
 static void topo_reset(noc_topo *t)
@@ -220,4 +221,19 @@ int noc_build_switch_complex(noc_net *n, const noc_xbar_cfg *cfg,
     out->nmems = cfg->mems;
     out->nswitches = 1;
     return noc_route_compute(n);
+}
+
+uint32_t noc_class_mem_rsp(const sim_msg *m, void *ud)
+{
+    (void)ud;
+    switch (m->type) {
+    case MEM_READ_RSP:
+    case MEM_WRITE_RSP:
+    case MEM_ATOMIC_RSP:
+    case MEM_CTRL_RSP:
+    case MEM_XLATE_RSP:
+        return 1;
+    default:
+        return 0;
+    }
 }

@@ -70,4 +70,9 @@ void noc_xbar_cfg_default(noc_xbar_cfg *cfg, uint32_t gpus, uint32_t mems);
 int noc_build_switch_complex(noc_net *n, const noc_xbar_cfg *cfg,
                              noc_topo *out);
 
+/* Classifier for noc_set_classes(n, 2, noc_class_mem_rsp, NULL): class 1
+** for memory-protocol responses (MEM_*_RSP, src/mem/memmsg.h), class 0
+** for everything else, so responses never wait behind requests. */
+uint32_t noc_class_mem_rsp(const sim_msg *m, void *ud);
+
 #endif

@@ -42,6 +42,7 @@ struct gpu_build {
     mmu *mmu;
     rdma_engine *rdma;        /* NULL without cfg.with_rdma */
     sim_port **l2_tops;       /* route candidates (borrowed by routes) */
+    mem_route l1_route;       /* what every L1 bottom uses */
     sim_port **l2tlb_tops;
     sim_conn *driver_link, *dispatch_net, *ctrl_net, *xbar, *mem_net,
         *tlb_net;
@@ -366,6 +367,7 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
     mem_route_interleaved(&to_l2tlb, g->l2tlb_tops, c->l2_tlbs,
                           c->l2_tlb.page_bytes);
 
+    g->l1_route = to_l2;
     g->nsas = c->num_cus / c->cus_per_sa;
     g->sas = mgs_xcalloc(g->nsas, sizeof *g->sas);
     g->cus = mgs_xcalloc(c->num_cus, sizeof *g->cus);
@@ -463,6 +465,11 @@ const gpu_build_config *gpu_build_get_config(const gpu_build *g)
 }
 
 rdma_engine *gpu_build_rdma(gpu_build *g) { return g->rdma; }
+sim_conn *gpu_build_xbar(gpu_build *g) { return g->xbar; }
+void gpu_build_l1_route(const gpu_build *g, mem_route *out)
+{
+    *out = g->l1_route;
+}
 cache *gpu_build_l2(gpu_build *g, uint32_t b)
 {
     return b < g->cfg.l2_banks ? g->l2[b] : NULL;

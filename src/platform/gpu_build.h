@@ -14,6 +14,11 @@
 **     bank b = (paddr / l2_interleave) % l2_banks
 **   L1 TLB bottom --TLBNet--> L2TLB[t] (t = page % l2_tlbs) --> MMU
 **   L2[b] bottom --MemNet--> DRAM[b] (one channel per L2 bank)
+** Multi-GPU options (platform/platform.h): with_rdma adds GPU[g].RDMA on
+** the XBar (inside: remote L1 misses; local: the requests it serves for
+** other GPUs, to the L2 banks) and the L1s route by rdma_route_split;
+** external_memory leaves out the DRAM channels (the platform wires the
+** L2 bottoms to shared memory stacks).
 **
 ** The builder only creates, names and wires components; it never reaches
 ** into them afterwards. Components are named GPU[g].CP, GPU[g].SA[s].CU[c],
@@ -104,6 +109,11 @@ const gpu_build_config *gpu_build_get_config(const gpu_build *g);
 /* The RDMA engine (NULL without with_rdma) and L2 bank b (b < l2_banks). */
 rdma_engine *gpu_build_rdma(gpu_build *g);
 cache *gpu_build_l2(gpu_build *g, uint32_t b);
+/* For extra agents at the L1 level (memory testers): the crossbar the L1
+** bottoms sit on, and a copy of the route they use (local L2 banks, and the
+** RDMA engine for remote addresses). */
+sim_conn *gpu_build_xbar(gpu_build *g);
+void gpu_build_l1_route(const gpu_build *g, mem_route *out);
 /* Wavefront instructions issued by all CUs so far. */
 uint64_t gpu_build_wf_insts(const gpu_build *g);
 

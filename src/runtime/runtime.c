@@ -18,14 +18,21 @@
 ** Timing mode (MGS_MODE_TIMING) hands the same prepared dispatch to the
 ** platform model instead (runtime/timing.h, platform/platform.h: N GPUs
 ** of opt.platform's type): built lazily on the first timing launch, once
-** per runtime; the launch accumulates simulated time in
-** totals.sim_time_ps and the components' statistics go to opt.stats.
+** per runtime; the components' statistics go to opt.stats. Timing-mode
+** launches can be asynchronous: a launch is posted to its GPU(s) and the
+** model runs at the next synchronisation (mgs_synchronize, any copy,
+** memset or free, or a launch to a GPU that is still busy), so launches on
+** different GPUs overlap; totals.sim_time_ps grows at each
+** synchronisation and the dispatch buffers are kept until then. Unless
+** platform.concurrent_launches is set, a launch synchronises at once (the
+** semantics the workloads are written for).
 **
 ** Kernels are pre-decoded once, when mgs_module_kernel first returns them.
 ** Ownership: the runtime owns modules; a module owns its kernels.
 */
 #include "mgsim/runtime.h"
 
+#include "config/config.h"
 #include "gcn3/codeobj.h"
 #include "gcn3/emu.h"
 #include "mgsim/errors.h"
@@ -61,7 +68,14 @@ struct mgs_rt {
     mgs_launch_hook hook;
     void *hook_user;
     mgs_timing *timing;         /* timing mode: built on first launch */
+    /* Timing mode: buffers of launches posted and not yet synchronised
+    ** (they must outlive the dispatch). */
+    struct launch_bufs *pending;
+    size_t npending, pending_cap;
 };
+
+/* Timing mode: waits for every posted launch (no-op otherwise). */
+static int timing_sync(mgs_rt *rt);
 
 void mgs_rt_options_default(mgs_rt_options *o)
 {
@@ -117,6 +131,7 @@ void mgs_rt_free(mgs_rt *rt)
         module_free(m);
     }
     mgs_timing_free(rt->timing);  /* before the devmem it borrows */
+    free(rt->pending);            /* the ranges go with the devmem */
     mgs_devmem_destroy(&rt->mem);
     free(rt->gpu_wgs);
     free(rt);
@@ -136,23 +151,33 @@ int mgs_malloc(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out)
     return mgs_devmem_alloc_range(&rt->mem, gpu, size, out);
 }
 
+/* Memory operations act on device memory directly, so in timing mode
+** they first wait for the launches in flight (a real runtime's copies on
+** the default stream wait the same way). */
+
 int mgs_free(mgs_rt *rt, mgs_dptr p)
 {
-    return mgs_devmem_free_range(&rt->mem, p);
+    int rc = timing_sync(rt);
+    return rc ? rc : mgs_devmem_free_range(&rt->mem, p);
 }
 
 int mgs_memcpy_h2d(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n)
 {
-    return mgs_devmem_write(&rt->mem, dst, src, n);
+    int rc = timing_sync(rt);
+    return rc ? rc : mgs_devmem_write(&rt->mem, dst, src, n);
 }
 
 int mgs_memcpy_d2h(mgs_rt *rt, void *dst, mgs_dptr src, size_t n)
 {
-    return mgs_devmem_read(&rt->mem, src, dst, n);
+    int rc = timing_sync(rt);
+    return rc ? rc : mgs_devmem_read(&rt->mem, src, dst, n);
 }
 
 int mgs_memcpy_d2d(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n)
 {
+    int sync_rc = timing_sync(rt);
+    if (sync_rc)
+        return sync_rc;
     /* Page-sized bounce buffer: a copy never costs n bytes of host memory. */
     uint8_t buf[MGS_DEVMEM_PAGE_SIZE];
     int rc;
@@ -177,7 +202,8 @@ int mgs_memcpy_d2d(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n)
 
 int mgs_memset(mgs_rt *rt, mgs_dptr dst, int value, size_t n)
 {
-    return mgs_devmem_fill(&rt->mem, dst, (uint8_t)value, n);
+    int rc = timing_sync(rt);
+    return rc ? rc : mgs_devmem_fill(&rt->mem, dst, (uint8_t)value, n);
 }
 
 /* ---- modules and kernels ---- */
@@ -369,9 +395,32 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
     return MGS_OK;
 }
 
-/* Timing mode: the platform model runs the prepared dispatch (timing.h).
-** gpu: the launch's target (MGS_GPU_ALL spreads it over every GPU). */
-static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el)
+static int timing_sync(mgs_rt *rt)
+{
+    if (!rt->timing)
+        return MGS_OK;
+    mgs_timing_result res;
+    int rc = mgs_timing_sync(rt->timing, &res);
+    rt->totals.workgroups += res.workgroups;
+    rt->totals.wavefronts += res.wavefronts;
+    rt->totals.wf_insts += res.wf_insts;
+    rt->totals.sim_time_ps += res.sim_time;
+    /* Work-groups per GPU as the GPUs ran them (monolithic: all on one). */
+    platform *p = mgs_timing_platform(rt->timing);
+    for (uint32_t i = 0; i < platform_num_gpus(p); i++)
+        rt->gpu_wgs[i] += mgs_timing_last_wgs(rt->timing, i);
+    for (size_t i = 0; i < rt->npending; i++)
+        free_bufs(rt, &rt->pending[i]);
+    rt->npending = 0;
+    return rc;
+}
+
+/* Timing mode: posts the prepared dispatch to the platform model
+** (timing.h); gpu is the launch's target (MGS_GPU_ALL spreads it over
+** every GPU). Launches on different GPUs run concurrently until the next
+** synchronisation; bufs are kept until then. */
+static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
+                         const launch_bufs *bufs)
 {
     if (!rt->timing) {
         platform_config pc;
@@ -391,19 +440,21 @@ static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el)
         if (rc)
             return rc;
     }
-    mgs_timing_result res;
-    int rc = mgs_timing_launch(rt->timing, gpu, el, &res);
-    rt->totals.workgroups += res.workgroups;
-    rt->totals.wavefronts += res.wavefronts;
-    rt->totals.wf_insts += res.wf_insts;
-    rt->totals.sim_time_ps += res.sim_time;
-    /* Work-groups per GPU as the GPUs ran them (monolithic: all on one). */
-    platform *p = mgs_timing_platform(rt->timing);
-    for (uint32_t i = 0; i < platform_num_gpus(p); i++)
-        rt->gpu_wgs[i] += mgs_timing_last_wgs(rt->timing, i);
-    if (!rc)
-        rt->totals.kernels++;
-    return rc;
+    int rc;
+    if (mgs_timing_would_block(rt->timing, gpu) && (rc = timing_sync(rt)))
+        return rc;
+    if ((rc = mgs_timing_post(rt->timing, gpu, el)))
+        return rc;
+    if (rt->npending == rt->pending_cap) {
+        rt->pending_cap = rt->pending_cap ? 2 * rt->pending_cap : 16;
+        rt->pending = mgs_xrealloc(rt->pending,
+                                   rt->pending_cap * sizeof *rt->pending);
+    }
+    rt->pending[rt->npending++] = *bufs;
+    rt->totals.kernels++;
+    bool concurrent = rt->opt.config &&
+                      rt->opt.config->platform_concurrent_launches;
+    return concurrent ? MGS_OK : timing_sync(rt);
 }
 
 int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l)
@@ -441,8 +492,9 @@ int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l)
         return rc;
     }
     if (rt->opt.mode == MGS_MODE_TIMING) {
-        rc = launch_timing(rt, l->gpu, &el);
-        free_bufs(rt, &bufs);
+        rc = launch_timing(rt, l->gpu, &el, &bufs);
+        if (rc)
+            free_bufs(rt, &bufs);
         if (!rc && rt->hook)
             rt->hook(rt, k, l, rt->hook_user);
         return rc;
@@ -483,8 +535,7 @@ int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l)
 
 int mgs_synchronize(mgs_rt *rt)
 {
-    (void)rt;
-    return MGS_OK;
+    return timing_sync(rt);
 }
 
 void mgs_rt_totals_get(const mgs_rt *rt, mgs_rt_totals *t)

@@ -2,10 +2,12 @@
 ** Timing-mode launch path (timing.h): driver component, device-memory
 ** views, launch loop.
 **
-** Invariants: revmap[p] is a page-table index whose entry may be stale
-** (the page was freed or remapped since); a lookup is valid only if that
-** entry is live, on this GPU and maps phys page p. Uploaded code stays
-** mapped until mgs_timing_free.
+** Invariants: revmap[g * pages_per_gpu + p] is a page-table index whose
+** entry may be stale (the page was freed or remapped since); a lookup is
+** valid only if that entry is live and maps GPU g's phys page p. Uploaded
+** code stays mapped until mgs_timing_free. posted[i] is set from
+** mgs_timing_post until the mgs_timing_sync that collects model i's
+** answer; the driver holds at most one launch per GPU model.
 */
 #include "runtime/timing.h"
 
@@ -52,6 +54,12 @@ struct mgs_timing {
     uint64_t mem_per_gpu;
     gpu_launch launch[TM_MAX_GPUS]; /* the launch in flight, per model */
     uint64_t last_wgs[TM_MAX_GPUS];
+    /* Posted and not yet synchronised (mgs_timing_post / _sync). */
+    bool posted[TM_MAX_GPUS];
+    uint32_t nposted;
+    bool posted_all;          /* an MGS_GPU_ALL launch is among them */
+    mgs_time post_start;      /* engine time when the first was posted */
+    gcn_emu_launch flush_el;  /* a posted launch, for the release phase */
 };
 
 /* ---- driver ---- */
@@ -356,16 +364,26 @@ static int run_posted(mgs_timing *t, const bool *posted)
     return MGS_OK;
 }
 
-int mgs_timing_launch(mgs_timing *t, int gpu, const gcn_emu_launch *el,
-                      mgs_timing_result *res)
+bool mgs_timing_would_block(const mgs_timing *t, int gpu)
 {
-    memset(res, 0, sizeof *res);
-    memset(t->last_wgs, 0, sizeof t->last_wgs);
+    if (!t->nposted)
+        return false;
+    if (gpu < 0 || t->posted_all)
+        return true;
+    return t->posted[platform_gpu_of(t->plat, gpu)];
+}
+
+int mgs_timing_post(mgs_timing *t, int gpu, const gcn_emu_launch *el)
+{
     const platform_config *pc = platform_get_config(t->plat);
     if (gpu < -1 || gpu >= (int)pc->ngpus)
         return mgs_error_set(MGS_EINVAL, "timing: launch on GPU %d of %u",
                              gpu, pc->ngpus);
-    bool target[TM_MAX_GPUS] = {false}, flush[TM_MAX_GPUS] = {false};
+    if (mgs_timing_would_block(t, gpu))
+        return mgs_error_set(MGS_EINTERNAL, "timing: launch on GPU %d "
+                             "posted before the previous one was "
+                             "synchronised", gpu);
+    bool target[TM_MAX_GPUS] = {false};
     uint32_t ntargets = 0;
     if (gpu < 0 && t->nmodels > 1) {
         for (uint32_t i = 0; i < t->nmodels; i++)
@@ -375,18 +393,15 @@ int mgs_timing_launch(mgs_timing *t, int gpu, const gcn_emu_launch *el,
         target[platform_gpu_of(t->plat, gpu)] = true;
         ntargets = 1;
     }
-    revmap_refresh(t);
-    uint64_t total = 0;
-    int rc = MGS_OK;
-    for (uint32_t i = 0, k = 0; i < t->nmodels && !rc; i++) {
+    for (uint32_t i = 0, k = 0; i < t->nmodels; i++) {
         if (!target[i])
             continue;
-        /* Contiguous chunks: chunk k of ntargets (seed 002 §5.3.1). */
-        rc = prepare_launch(t, i, el, 0, 0);
+        int rc = prepare_launch(t, i, el, 0, 0);
         if (rc)
-            break;
-        total = t->launch[i].total_groups;
+            return rc;
         if (ntargets > 1) {
+            /* Contiguous chunk k of ntargets (seed 002 §5.3.1). */
+            uint64_t total = t->launch[i].total_groups;
             t->launch[i].wg_begin = total * k / ntargets;
             t->launch[i].wg_end = total * (k + 1) / ntargets;
             if (t->launch[i].wg_end == 0)      /* 0 means the whole grid */
@@ -394,14 +409,35 @@ int mgs_timing_launch(mgs_timing *t, int gpu, const gcn_emu_launch *el,
         }
         k++;
     }
-    if (rc)
-        return rc;
-    revmap_refresh(t);        /* code uploads may have mapped pages */
-    mgs_time start = eng_now(t->eng);
+    if (!t->nposted)
+        t->post_start = eng_now(t->eng);
     for (uint32_t i = 0; i < t->nmodels; i++)
-        if (target[i])
+        if (target[i]) {
             post_launch(t, i);
-    rc = run_posted(t, target);
+            t->posted[i] = true;
+            t->nposted++;
+        }
+    t->posted_all |= ntargets > 1;
+    t->flush_el = *el;
+    return MGS_OK;
+}
+
+int mgs_timing_sync(mgs_timing *t, mgs_timing_result *res)
+{
+    memset(res, 0, sizeof *res);
+    memset(t->last_wgs, 0, sizeof t->last_wgs);
+    if (!t->nposted)
+        return MGS_OK;
+    bool target[TM_MAX_GPUS], flush[TM_MAX_GPUS] = {false};
+    memcpy(target, t->posted, sizeof target);
+    uint32_t ntargets = t->nposted;
+    memset(t->posted, 0, sizeof t->posted);
+    t->nposted = 0;
+    t->posted_all = false;
+    /* Pages mapped since the launches were prepared (their buffers, code
+    ** uploads) must be visible to the DRAM channels. */
+    revmap_refresh(t);
+    int rc = run_posted(t, target);
     if (rc)
         return rc;
     int status = MGS_OK;
@@ -416,22 +452,35 @@ int mgs_timing_launch(mgs_timing *t, int gpu, const gcn_emu_launch *el,
         if (status == MGS_OK)
             status = m->status;
     }
-    /* Release: L2s that may hold dirty data of this launch after their
+    /* Release: L2s that may hold dirty data of these launches after their
     ** own CP flushed (timing.h). */
+    const platform_config *pc = platform_get_config(t->plat);
     bool rdma = pc->ngpus > 1 && (pc->type == PLATFORM_DISCRETE ||
                                   pc->type == PLATFORM_UNIFIED);
     bool any = false;
     for (uint32_t i = 0; i < t->nmodels; i++) {
-        flush[i] = ntargets > 1 || (rdma && !target[i]);
+        flush[i] = rdma && (ntargets > 1 || !target[i]);
         if (!flush[i])
             continue;
         any = true;
-        if ((rc = prepare_launch(t, i, el, total, total)))
+        if ((rc = prepare_launch(t, i, &t->flush_el, UINT64_MAX,
+                                 UINT64_MAX)))
             return rc;
         post_launch(t, i);
     }
     if (any && (rc = run_posted(t, flush)))
         return rc;
-    res->sim_time = eng_now(t->eng) - start;
+    res->sim_time = eng_now(t->eng) - t->post_start;
     return status;
+}
+
+int mgs_timing_launch(mgs_timing *t, int gpu, const gcn_emu_launch *el,
+                      mgs_timing_result *res)
+{
+    memset(res, 0, sizeof *res);
+    int rc = mgs_timing_would_block(t, gpu) ? mgs_timing_sync(t, res)
+                                            : MGS_OK;
+    if (rc || (rc = mgs_timing_post(t, gpu, el)))
+        return rc;
+    return mgs_timing_sync(t, res);
 }

@@ -1,7 +1,7 @@
 /*
-** The runtime's timing-mode launch path: a GPU model (platform/gpu_build.h)
-** built once per runtime, a small driver component that hands launches to
-** the command processor, and the two views of device memory the model
+** The runtime's timing-mode launch path: a platform model of N GPUs
+** (platform/platform.h) built once per runtime, a small driver component
+** that hands launches to the command processors, and the two views of device memory the model
 ** needs (mgs_devmem stays the single store of data):
 **   - the page table the MMU walks: virtual page -> physical address
 **     gpu * mem_per_gpu + phys_page * 4 KiB + offset;
@@ -9,10 +9,11 @@
 **     reverse map phys page -> page-table entry, refreshed at each launch;
 **     a page's host block is created on the first DRAM write).
 **
-** A launch: upload the kernel's code (once per program) into device memory
-** so instruction fetch goes through L1I/L2/DRAM, build the gpu_launch
-** (resources per wave from the kernel descriptor), send CP_LAUNCH from the
-** driver, run the engine until its queue empties (the CP answers
+** A launch: upload the kernel's code (once per program and GPU) into device
+** memory so instruction fetch goes through L1I/L2/DRAM, build the
+** gpu_launch (resources per wave from the kernel descriptor), send
+** CP_LAUNCH from the driver, run the engine (at the next synchronisation,
+** see mgs_timing_post) until its queue empties (the CP answers
 ** CP_LAUNCH_DONE after the L2 flush, so the backing store then holds every
 ** result), and report the simulated time of the launch. The watchdog's
 ** MGS_EDEADLOCK comes back unchanged (exit 3).
@@ -20,7 +21,8 @@
 ** Host copies (h2d/d2h/memset) act on the backing store directly between
 ** launches: at that point L2 was flushed and invalidated and the L1s are
 ** invalidated at the next launch, so no cache holds stale or dirty data.
-** DMA timing for copies comes with the multi-GPU issue.
+** (The runtime synchronises before every copy.) DMA timing for copies is
+** not modelled yet.
 **
 ** Multi-GPU (platform/platform.h): the model is a whole platform. A launch
 ** on GPU g goes to that GPU model's CP (monolithic: the one CP); a launch
@@ -28,13 +30,13 @@
 ** the contiguous chunk [i * n / N, (i + 1) * n / N) of the n work-groups
 ** (seed 002 §5.3.1). Code is uploaded once per program and GPU model, on
 ** that GPU, so instruction fetch stays local. The engine runs until every
-** target CP answered; then, because remote writes (RDMA) or another CP's
+** target CP answered; then (the release phase), because remote writes (RDMA) or another CP's
 ** late writes may have left dirty lines in an L2 whose own CP already
 ** flushed, every other L2 that may hold data of this launch is flushed
 ** and invalidated by an empty launch (no work-groups) to its CP - a
 ** counted release message, included in the launch's time.
 **
-** Ownership: mgs_timing owns its engine, message pool, GPU model and the
+** Ownership: mgs_timing owns its engine, message pool, platform and the
 ** code uploads; the devmem and the statistics registry are borrowed and
 ** must outlive it (free the timing state before the devmem).
 */
@@ -68,13 +70,25 @@ int mgs_timing_new_platform(const platform_config *pc, mgs_devmem *mem,
                             stat_registry *stats, mgs_timing **out);
 void mgs_timing_free(mgs_timing *t);
 
-/* Runs one dispatch on GPU gpu (0..ngpus-1, or MGS_GPU_ALL = -1). el is
+/* post + sync: runs one dispatch on GPU gpu (0..ngpus-1, or MGS_GPU_ALL = -1). el is
 ** the functional launch the runtime prepared (kernarg, packet, queue in
 ** device memory). */
 int mgs_timing_launch(mgs_timing *t, int gpu, const gcn_emu_launch *el,
                       mgs_timing_result *res);
 
-/* Work-groups GPU model i completed in the last launch. */
+/* Asynchronous launches (the runtime's mgs_launch_kernel in timing mode):
+** mgs_timing_post prepares a launch and hands it to its CP(s) without
+** running the engine, so launches posted to different GPUs run
+** concurrently; mgs_timing_sync runs the engine until every posted launch
+** finished, performs the release phase and returns the first failing
+** status, with res summing the posted launches (sim_time from the first
+** post to the end of the release). A GPU model runs one launch at a time:
+** if mgs_timing_would_block(gpu), sync before posting there. */
+bool mgs_timing_would_block(const mgs_timing *t, int gpu);
+int mgs_timing_post(mgs_timing *t, int gpu, const gcn_emu_launch *el);
+int mgs_timing_sync(mgs_timing *t, mgs_timing_result *res);
+
+/* Work-groups GPU model i completed in the last sync. */
 uint64_t mgs_timing_last_wgs(const mgs_timing *t, uint32_t i);
 platform *mgs_timing_platform(mgs_timing *t);
 

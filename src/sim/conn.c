@@ -4,7 +4,9 @@
 **
 ** Lane invariants:
 **   - ring[(head + i) % cap], i < count, are in send order; their
-**     arrive_time values are non-decreasing (one serialiser per lane).
+**     arrive_time values are non-decreasing (one serialiser per lane);
+**     ring_dst[i] / ring_arrive[i] hold ring[i]'s destination (deliver_to
+**     or m->dst) and arrive_time, copied at send.
 **   - ev is scheduled iff count > 0 and !blocked; it fires at
 **     max(head->arrive_time, time the lane was unblocked).
 **   - blocked iff the lane is on its head's destination blocked list.
@@ -93,7 +95,10 @@ int conn_accept_(sim_conn *c, sim_port *p, sim_msg *m)
     m->send_time = e->now;
     m->arrive_time = l->link_free + c->cfg.latency;
     uint32_t tail = l->head + l->count;
-    l->ring[tail >= cap ? tail - cap : tail] = m;
+    tail = tail >= cap ? tail - cap : tail;
+    l->ring[tail] = m;
+    l->ring_dst[tail] = l->deliver_to ? l->deliver_to : m->dst;
+    l->ring_arrive[tail] = m->arrive_time;
     l->count++;
     c->in_flight++;
     stat_inc(c->msgs);
@@ -113,8 +118,10 @@ static void lane_deliver(sim_conn *c, conn_lane *l)
 {
     sim_engine *e = c->base.eng;
     const uint32_t cap = c->cfg.lane_capacity;
+    /* The message itself is not read here: it is likely out of the host
+    ** cache (sent long ago), and the receiver reads it anyway. */
     sim_msg *m = l->ring[l->head];
-    sim_port *dst = l->deliver_to ? l->deliver_to : m->dst;
+    sim_port *dst = l->ring_dst[l->head];
     if (dst->count == dst->capacity) {
         l->blocked = true;
         l->next_blocked = NULL;
@@ -133,9 +140,9 @@ static void lane_deliver(sim_conn *c, conn_lane *l)
     l->head = l->head + 1 == cap ? 0 : l->head + 1;
     l->count--;
     c->in_flight--;
-    eng_note_progress(e);
+    e->same_time_events = 0; /* eng_note_progress, without the call */
     if (l->count) {
-        mgs_time t = l->ring[l->head]->arrive_time;
+        mgs_time t = l->ring_arrive[l->head];
         eng_schedule_any_(e, &l->ev, t > e->now ? t : e->now);
     }
     if (eng_hooked_(e, SIM_HOOK_PORT_RECV)) {
@@ -268,6 +275,8 @@ void conn_plug(sim_conn *c, sim_port *p)
     l->name = mgs_xmalloc(n);
     snprintf(l->name, n, "%s.lane(%s)", c->base.name, p->name);
     l->ring = MGS_NEW_ARRAY(sim_msg *, c->cfg.lane_capacity);
+    l->ring_dst = MGS_NEW_ARRAY(sim_port *, c->cfg.lane_capacity);
+    l->ring_arrive = MGS_NEW_ARRAY(mgs_time, c->cfg.lane_capacity);
     eng_event_init(&l->ev, &c->base, 0, l);
     c->lanes = mgs_xrealloc(c->lanes, (c->nlanes + 1) * sizeof(*c->lanes));
     c->lanes[c->nlanes++] = l;
@@ -288,6 +297,8 @@ void conn_free(sim_conn *c)
         return;
     for (uint32_t i = 0; i < c->nlanes; i++) {
         free(c->lanes[i]->ring);
+        free(c->lanes[i]->ring_dst);
+        free(c->lanes[i]->ring_arrive);
         free(c->lanes[i]->name);
         free(c->lanes[i]);
     }

@@ -57,6 +57,8 @@ struct conn_lane {
     sim_port *src;
     char *name;           /* owned; "<conn>.lane(<src>)" */
     sim_msg **ring;       /* capacity = conn lane_capacity */
+    sim_port **ring_dst;  /* ring[i]'s destination and arrival time, so */
+    mgs_time *ring_arrive; /* that delivery need not read the message */
     uint32_t head, count;
     mgs_time link_free;   /* when the serialiser can start the next msg */
     sim_event ev;         /* delivery of the head */

@@ -149,19 +149,24 @@ static uint32_t slot_alloc(sim_evq *q, mgs_time t, uint32_t hpos)
     return s;
 }
 
+/* The slot of time t, created if absent; becomes the one-entry cache.
+** Kept out of line so that the common push (a cache hit) stays small. */
+static __attribute__((noinline)) uint32_t slot_lookup(sim_evq *q, mgs_time t)
+{
+    uint32_t pos;
+    uint32_t s = hash_find(q, t, &pos);
+    if (s == EVQ_NONE)
+        s = slot_alloc(q, t, pos);
+    q->last_time = t;
+    q->last_slot = s;
+    return s;
+}
+
 void evq_push(sim_evq *q, sim_event *ev, mgs_time t)
 {
-    uint32_t s;
-    if (q->last_slot != EVQ_NONE && q->last_time == t) {
-        s = q->last_slot;
-    } else {
-        uint32_t pos;
-        s = hash_find(q, t, &pos);
-        if (s == EVQ_NONE)
-            s = slot_alloc(q, t, pos);
-        q->last_time = t;
-        q->last_slot = s;
-    }
+    uint32_t s = q->last_slot != EVQ_NONE && q->last_time == t
+                     ? q->last_slot
+                     : slot_lookup(q, t);
     evq_slot *sl = &q->slots[s];
     ev->next = NULL;
     if (sl->tail)
@@ -197,6 +202,20 @@ static void heap_pop_min(sim_evq *q)
     h[i] = x;
 }
 
+/* The slot of the minimum time drained: retire it (it may be re-created
+** for this time by an event scheduled at now; FIFO order is unaffected).
+** Out of line: most pops leave the slot non-empty. */
+static __attribute__((noinline)) void slot_retire(sim_evq *q, evq_hkey top)
+{
+    q->slots[top.slot].tail = NULL;
+    heap_pop_min(q);
+    hash_erase(q, top.time);
+    q->slots[top.slot].next_free = q->free_head;
+    q->free_head = top.slot;
+    if (q->last_slot == top.slot)
+        q->last_slot = EVQ_NONE;
+}
+
 sim_event *evq_pop(sim_evq *q, mgs_time *t)
 {
     assert(q->count > 0);
@@ -207,17 +226,8 @@ sim_event *evq_pop(sim_evq *q, mgs_time *t)
     ev->next = NULL;
     q->count--;
     *t = top.time;
-    if (!sl->head) {
-        /* Slot drained: retire it (it may be re-created for this time by
-        ** an event scheduled at now; FIFO order is unaffected). */
-        sl->tail = NULL;
-        heap_pop_min(q);
-        hash_erase(q, top.time);
-        sl->next_free = q->free_head;
-        q->free_head = top.slot;
-        if (q->last_slot == top.slot)
-            q->last_slot = EVQ_NONE;
-    }
+    if (!sl->head)
+        slot_retire(q, top);
     return ev;
 }
 

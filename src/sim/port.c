@@ -63,7 +63,7 @@ sim_msg *port_retrieve(sim_port *p)
     sim_msg *m = p->buf[p->head];
     p->head = p->head + 1 == p->capacity ? 0 : p->head + 1;
     p->count--;
-    eng_note_progress(p->comp->eng);
+    p->comp->eng->same_time_events = 0; /* eng_note_progress */
     if (p->blocked)
         conn_port_freed_(p);
     return m;

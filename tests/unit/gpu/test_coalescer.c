@@ -138,6 +138,44 @@ static void test_straddle_and_fill(void **state)
     assert_int_equal(p.data[0][0], 0x44332211u);
 }
 
+/* A response filled through the lanes of its request: only those lanes
+** change, and together the requests fill what cu_coal_fill fills. */
+static void test_fill_lanes(void **state)
+{
+    (void)state;
+    gcn_mem_plan p, q;
+    plan_load(&p, 4, 1);
+    set_lane(&p, 0, 0x703e);  /* straddles 0x7000 / 0x7040 */
+    set_lane(&p, 1, 0x7044);  /* line 0x7040 */
+    set_lane(&p, 2, 0x7008);  /* line 0x7000 */
+    set_lane(&p, 3, 0x7084);  /* line 0x7080 */
+    q = p;
+    assert_int_equal(cu_coalesce(&p, 64, reqs), 3);
+    assert_true(reqs[0].lanes == 0x5);  /* 0x7000: lanes 0, 2 */
+    assert_true(reqs[1].lanes == 0x3);  /* 0x7040: lanes 0, 1 */
+    assert_true(reqs[2].lanes == 0x8);  /* 0x7080: lane 3 */
+    uint8_t line[3][64];
+    for (unsigned i = 0; i < sizeof line; i++)
+        (&line[0][0])[i] = (uint8_t)(i * 7 + 1);
+    cu_coal_fill_lanes(&p, reqs[1].lanes, 0x7040, 64, line[1]);
+    assert_int_equal(p.data[0][2], 0);  /* lane 2 is not in that request */
+    assert_int_equal(p.data[0][3], 0);
+    assert_int_equal(p.data[0][1], (uint32_t)line[1][4] |
+                                       (uint32_t)line[1][5] << 8 |
+                                       (uint32_t)line[1][6] << 16 |
+                                       (uint32_t)line[1][7] << 24);
+    cu_coal_fill_lanes(&p, reqs[0].lanes, 0x7000, 64, line[0]);
+    cu_coal_fill_lanes(&p, reqs[2].lanes, 0x7080, 64, line[2]);
+    for (unsigned i = 0; i < 3; i++)
+        cu_coal_fill(&q, 0x7000 + 64 * i, 64, line[i]);
+    for (unsigned l = 0; l < 4; l++)
+        assert_int_equal(p.data[0][l], q.data[0][l]);
+    assert_int_equal(p.data[0][0], (uint32_t)line[0][62] |
+                                       (uint32_t)line[0][63] << 8 |
+                                       (uint32_t)line[1][0] << 16 |
+                                       (uint32_t)line[1][1] << 24);
+}
+
 static void test_store_masks(void **state)
 {
     (void)state;
@@ -244,7 +282,7 @@ static void run_timing_path(machine *m, const gcn_inst *in)
         uint32_t size = cu_coal_size(r);
         uint8_t *mem = m->mem.b + (a - MEM_BASE);
         if (p.kind == GCN_MEM_LOAD) {
-            cu_coal_fill(&p, a, size, mem);
+            cu_coal_fill_lanes(&p, r->lanes, a, size, mem); /* as the CU */
         } else if (p.kind == GCN_MEM_STORE) {
             uint64_t mask = r->mask >> cu_coal_first(r);
             for (uint32_t j = 0; j < size; j++)
@@ -370,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_strided_and_scattered),
         cmocka_unit_test(test_partial_exec_and_subdword),
         cmocka_unit_test(test_straddle_and_fill),
+        cmocka_unit_test(test_fill_lanes),
         cmocka_unit_test(test_store_masks),
         cmocka_unit_test(test_atomics_one_per_lane),
         cmocka_unit_test(test_equivalent_to_emulator),

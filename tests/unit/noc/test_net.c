@@ -114,6 +114,7 @@ static void test_lone_message_latency(void **state)
         noc_link_get_stats(w.n, 0, 1, &s);
         assert_int_equal(s.messages, 0);
         assert_int_equal(noc_in_flight(w.n), 0);
+        assert_int_equal(noc_status(w.n), MGS_OK);
         pair_free(&w);
     }
 }
@@ -515,6 +516,7 @@ static void test_bad_input(void **state)
     mgs_error_clear();
     (void)eng_run(e);
     assert_int_equal(mgs_error_code(), MGS_ESIM);
+    assert_int_equal(noc_status(n), MGS_ESIM);
     assert_non_null(strstr(mgs_error_msg(), "not attached"));
     assert_int_equal(y->nrecv, 0);
     tb_agent_free(x);

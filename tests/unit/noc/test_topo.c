@@ -6,10 +6,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "mem/memmsg.h"
 #include "noc/topo.h"
 #include "tests/unit/noc/noc_testbed.h"
 
@@ -60,10 +62,10 @@ static void test_pcie_hops(void **state)
                                  expect);
             }
         }
-        assert_string_equal(noc_node_name(n, t.gpu[g - 1]),
-                            g == 1 ? "PCIe.GPU[0]"
-                                   : g == 16 ? "PCIe.GPU[15]"
-                                             : noc_node_name(n, t.gpu[g - 1]));
+        char want[32];
+        snprintf(want, sizeof want, "PCIe.GPU[%u]", g - 1);
+        assert_string_equal(noc_node_name(n, t.gpu[g - 1]), want);
+        assert_string_equal(noc_node_name(n, t.host), "PCIe.Host");
         noc_net_free(n);
         eng_free(e);
     }
@@ -121,7 +123,7 @@ static void test_all_to_all_and_xbar_hops(void **state)
 }
 
 /* One agent per endpoint; every agent sends one message to every other
-** one; all arrive, from the right source; returns the agents. */
+** one; checks that all arrive, each from the right source. */
 static void all_pairs(sim_engine *e, noc_net *n, const int *eps, uint32_t k)
 {
     tb_agent *ag[40];
@@ -315,6 +317,25 @@ static void test_switch_complex_bandwidth(void **state)
     eng_free(e);
 }
 
+static void test_mem_response_class(void **state)
+{
+    (void)state;
+    sim_msg m = {0};
+    static const uint32_t rsp[] = {MEM_READ_RSP, MEM_WRITE_RSP,
+                                   MEM_ATOMIC_RSP, MEM_CTRL_RSP,
+                                   MEM_XLATE_RSP};
+    static const uint32_t req[] = {MEM_READ, MEM_WRITE, MEM_ATOMIC,
+                                   MEM_FLUSH, MEM_INVALIDATE, MEM_XLATE, 0};
+    for (size_t i = 0; i < sizeof rsp / sizeof *rsp; i++) {
+        m.type = rsp[i];
+        assert_int_equal(noc_class_mem_rsp(&m, NULL), 1);
+    }
+    for (size_t i = 0; i < sizeof req / sizeof *req; i++) {
+        m.type = req[i];
+        assert_int_equal(noc_class_mem_rsp(&m, NULL), 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -324,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_every_endpoint_reachable),
         cmocka_unit_test(test_topology_latency),
         cmocka_unit_test(test_switch_complex_bandwidth),
+        cmocka_unit_test(test_mem_response_class),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

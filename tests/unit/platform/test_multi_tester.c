@@ -1,0 +1,197 @@
+/*
+** The random memory tester (src/mem/tester.h) on assembled multi-GPU
+** platforms (src/platform/platform.h): agents sit at the L1 level of
+** different GPUs (on each GPU's crossbar, with the route its L1s use), so
+** an access to memory homed on another GPU takes the real path L1 route ->
+** RDMA engine -> PCIe tree (or links) -> home RDMA engine -> home L2 ->
+** DRAM, and back. Half the agents work on a slice homed on another GPU,
+** half on their own GPU's memory. Every read and atomic is checked against
+** the reference; with write-through L2s the memory equals the reference
+** at the end; the RDMA engines and the network carried the remote parts.
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mem/tester.h"
+#include "mgsim/errors.h"
+#include "platform/platform.h"
+#include "sim/stats.h"
+
+#define MEM_PER_GPU (64u * 1024)
+
+typedef struct flat_mem {
+    uint8_t *bytes;
+    uint64_t size;
+} flat_mem;
+
+static int flat_read(void *ud, uint64_t pa, void *dst, size_t n)
+{
+    flat_mem *m = ud;
+    if (pa + n > m->size)
+        return MGS_EFAULT;
+    memcpy(dst, m->bytes + pa, n);
+    return MGS_OK;
+}
+
+static int flat_write(void *ud, uint64_t pa, const void *src, size_t n)
+{
+    flat_mem *m = ud;
+    if (pa + n > m->size)
+        return MGS_EFAULT;
+    memcpy(m->bytes + pa, src, n);
+    return MGS_OK;
+}
+
+static int no_translate(void *ud, uint32_t pid, uint64_t va, uint64_t *pa)
+{
+    (void)ud;
+    (void)pid;
+    *pa = va;
+    return MGS_OK;
+}
+
+typedef struct sum_q {
+    const char *comp, *metric;
+    double sum;
+} sum_q;
+
+static void sum_row(const stat_row *r, void *ud)
+{
+    sum_q *q = ud;
+    if (strstr(r->component, q->comp) && !strcmp(r->metric, q->metric))
+        q->sum += r->value;
+}
+
+static double stat_sum(stat_registry *st, const char *comp,
+                       const char *metric)
+{
+    sum_q q = {.comp = comp, .metric = metric};
+    stat_registry_foreach(st, 0, sum_row, &q);
+    return q.sum;
+}
+
+static void run_tester(uint32_t ngpus, platform_net net)
+{
+    platform_config pc;
+    platform_config_default(&pc);
+    pc.ngpus = ngpus;
+    pc.net = net;
+    pc.link_bw = 32000000000ull;
+    pc.gpu.num_cus = 4;
+    pc.gpu.cus_per_sa = 2;
+    pc.gpu.l2_banks = 2;
+    pc.gpu.l2_tlbs = 2;
+    pc.gpu.l2_interleave = 4096;
+    pc.gpu.mem_bytes = MEM_PER_GPU;
+    /* Small L2s so that lines are evicted and refetched; write-through so
+    ** that DRAM holds every write when the tester is done. */
+    pc.gpu.l2.size = 8 * 1024;
+    pc.gpu.l2.write_policy = CACHE_WRITE_THROUGH;
+    assert_int_equal(platform_config_validate(&pc), MGS_OK);
+
+    flat_mem fm = {.size = (uint64_t)ngpus * MEM_PER_GPU};
+    fm.bytes = malloc(fm.size);
+    mem_tester_fill_initial(fm.bytes, 0, fm.size);
+    mem_backing backing = {.read = flat_read, .write = flat_write, .ud = &fm};
+    mem_pagetable pt = {.translate = no_translate, .ud = NULL};
+
+    sim_engine *eng = eng_new(NULL);
+    mem_pool *pool = mem_pool_new();
+    stat_registry *st = stat_registry_new();
+    platform *p = platform_new(eng, &pc, pool, st, &backing, &pt);
+
+    mem_tester_config tc;
+    mem_tester_config_default(&tc);
+    tc.agents = 2 * ngpus;
+    tc.base = 0;
+    tc.size = fm.size;
+    tc.unit = 64;
+    tc.max_size = 64;
+    tc.ops_per_agent = 400;
+    tc.max_outstanding = 8;
+    tc.mode = MEM_TESTER_PRIVATE;
+    tc.seed = 7;
+    tc.period = pc.gpu.period;
+    assert_int_equal(mem_tester_config_validate(&tc), MGS_OK);
+    mem_tester *t = mem_tester_new(eng, "Tester", &tc, pool, st);
+    /* Agent i owns a slice homed on GPU i / 2; even agents run on that
+    ** GPU, odd ones on the next GPU (all their accesses are remote). */
+    for (uint32_t i = 0; i < tc.agents; i++) {
+        uint32_t home = i / 2, gpu = (home + i % 2) % ngpus;
+        gpu_build *g = platform_gpu(p, gpu);
+        mem_route r;
+        gpu_build_l1_route(g, &r);
+        conn_plug(gpu_build_xbar(g), mem_tester_port(t, i));
+        mem_tester_set_route(t, i, &r);
+        mem_tester_set_gpu(t, i, (int32_t)gpu);
+    }
+    assert_int_equal(eng_run(eng), MGS_OK);
+    if (mem_tester_mismatches(t))
+        mem_tester_report(t, stderr);
+    assert_true(mem_tester_done(t));
+    assert_int_equal(mem_tester_mismatches(t), 0);
+    assert_true(mem_tester_checked(t) > 0);
+    assert_memory_equal(fm.bytes, mem_tester_shadow(t), fm.size);
+
+    double out = stat_sum(st, "RDMA", "out_reads") +
+                 stat_sum(st, "RDMA", "out_writes") +
+                 stat_sum(st, "RDMA", "out_atomics");
+    double in = stat_sum(st, "RDMA", "in_reads") +
+                stat_sum(st, "RDMA", "in_writes") +
+                stat_sum(st, "RDMA", "in_atomics");
+    print_message("%u GPUs: %.0f remote parts, %llu bytes checked\n", ngpus,
+                  out, (unsigned long long)mem_tester_checked(t));
+    assert_true(out > 200.0 * ngpus);
+    assert_true(in == out);
+    assert_true(stat_sum(st, "RDMA", "faults") == 0);
+    for (uint32_t g = 0; g < ngpus; g++) {
+        char comp[32];
+        snprintf(comp, sizeof comp, "GPU[%u].RDMA", g);
+        assert_true(stat_sum(st, comp, "in_reads") > 0);
+    }
+    const char *net_name = net == PLATFORM_NET_PCIE ? "PCIe.Link" : "Links";
+    assert_true(stat_sum(st, net_name, "a_to_b.messages") +
+                    stat_sum(st, net_name, "b_to_a.messages") >= 2 * out);
+
+    mem_tester_free(t);
+    platform_free(p);
+    mem_pool_free(pool);
+    eng_free(eng);
+    stat_registry_free(st);
+    free(fm.bytes);
+}
+
+static void test_tester_2gpus_pcie(void **state)
+{
+    (void)state;
+    run_tester(2, PLATFORM_NET_PCIE);
+}
+
+static void test_tester_4gpus_pcie(void **state)
+{
+    (void)state;
+    run_tester(4, PLATFORM_NET_PCIE);
+}
+
+static void test_tester_4gpus_links(void **state)
+{
+    (void)state;
+    run_tester(4, PLATFORM_NET_LINKS);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tester_2gpus_pcie),
+        cmocka_unit_test(test_tester_4gpus_pcie),
+        cmocka_unit_test(test_tester_4gpus_links),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
