@@ -11,6 +11,7 @@
 ** Usage: bench_emu [n]   (default 768: 27 M wavefront instructions, ~2 s)
 ** The kernel directory is $MGSIM_KERNEL_DIR or the build's.
 */
+#include "bench/bench_util.h"
 #include "mgsim/errors.h"
 #include "mgsim/runtime.h"
 #include "workloads/workload.h"
@@ -21,25 +22,9 @@
 #include <string.h>
 #include <time.h>
 
-static double clock_s(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static int fail(const char *what, int rc)
 {
-    fprintf(stderr, "bench_emu: %s: %s\n", what, mgs_error_msg());
-    return rc ? mgs_exit_code(rc) : 1;
+    return bench_fail("bench_emu", what, rc);
 }
 
 int main(int argc, char **argv)
@@ -55,8 +40,8 @@ int main(int argc, char **argv)
         return 4;
     uint64_t s = 1;
     for (size_t i = 0; i < nn; i++) {
-        a[i] = (float)(splitmix64(&s) >> 40) / (float)(1 << 24);
-        b[i] = (float)(splitmix64(&s) >> 40) / (float)(1 << 24);
+        a[i] = (float)(bench_splitmix64(&s) >> 40) / (float)(1 << 24);
+        b[i] = (float)(bench_splitmix64(&s) >> 40) / (float)(1 << 24);
     }
     mgs_rt_options o;
     mgs_rt_options_default(&o);
@@ -80,10 +65,10 @@ int main(int argc, char **argv)
     struct { uint64_t a, b, c; uint32_t n; } args = {da, db, dc, n};
     mgs_launch l = {.grid = {n, n, 1}, .block = {16, 16, 1}, .args = &args,
                     .args_size = 28, .gpu = 0};
-    double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    double t0 = bench_clock_s(CLOCK_MONOTONIC), c0 = bench_clock_s(CLOCK_THREAD_CPUTIME_ID);
     rc = mgs_launch_kernel(rt, k, &l);
-    double wall = clock_s(CLOCK_MONOTONIC) - t0;
-    double cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+    double wall = bench_clock_s(CLOCK_MONOTONIC) - t0;
+    double cpu = bench_clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
     if (rc)
         return fail("launch", rc);
     if ((rc = mgs_memcpy_d2h(rt, c, dc, nn * 4)))

@@ -21,6 +21,7 @@
 ** Usage: bench_timing4 [n] [platform]   (default 256 unified)
 ** The kernel directory is $MGSIM_KERNEL_DIR or the build's.
 */
+#include "bench/bench_util.h"
 #include "mgsim/errors.h"
 #include "mgsim/runtime.h"
 #include "workloads/workload.h"
@@ -32,21 +33,6 @@
 #include <sys/resource.h>
 #include <time.h>
 
-static double clock_s(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 typedef struct bench_run {
     double wall, cpu;
     mgs_rt_totals totals;
@@ -54,8 +40,7 @@ typedef struct bench_run {
 
 static int fail(const char *what, int rc)
 {
-    fprintf(stderr, "bench_timing4: %s: %s\n", what, mgs_error_msg());
-    return rc ? mgs_exit_code(rc) : 1;
+    return bench_fail("bench_timing4", what, rc);
 }
 
 /* C = A x B on `gpus` GPUs of `platform`; checks a diagonal of C. Returns
@@ -92,12 +77,12 @@ static int run_mm(int gpus, const char *platform, uint32_t n, const float *a,
     struct { uint64_t a, b, c; uint32_t n; } args = {da, db, dc, n};
     mgs_launch l = {.grid = {n, n, 1}, .block = {16, 16, 1}, .args = &args,
                     .args_size = 28, .gpu = where};
-    double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    double t0 = bench_clock_s(CLOCK_MONOTONIC), c0 = bench_clock_s(CLOCK_THREAD_CPUTIME_ID);
     rc = mgs_launch_kernel(rt, k, &l);
     if (rc == MGS_OK)
         rc = mgs_synchronize(rt);
-    out->wall = clock_s(CLOCK_MONOTONIC) - t0;
-    out->cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+    out->wall = bench_clock_s(CLOCK_MONOTONIC) - t0;
+    out->cpu = bench_clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
     if (rc == MGS_OK)
         rc = mgs_memcpy_d2h(rt, c, dc, nn * 4);
     mgs_rt_totals_get(rt, &out->totals);
@@ -154,8 +139,8 @@ int main(int argc, char **argv)
         return 4;
     uint64_t s = 1;
     for (size_t i = 0; i < nn; i++) {
-        a[i] = (float)(splitmix64(&s) >> 40) / (float)(1 << 24);
-        b[i] = (float)(splitmix64(&s) >> 40) / (float)(1 << 24);
+        a[i] = (float)(bench_splitmix64(&s) >> 40) / (float)(1 << 24);
+        b[i] = (float)(bench_splitmix64(&s) >> 40) / (float)(1 << 24);
     }
     bench_run r4, r1;
     int rc = run_mm(4, platform, n, a, b, c, &r4);

@@ -78,6 +78,17 @@ static void gpu_return_page(mgs_devmem_gpu *g, uint32_t page)
     g->used_pages--;
 }
 
+int mgs_devmem_page_gpu(const mgs_devmem *m, int gpu, uint64_t i,
+                        uint64_t npages)
+{
+    if (gpu >= 0)
+        return gpu;
+    uint64_t n = (uint64_t)m->num_gpus;
+    if (m->placement == MGS_PLACE_CONTIGUOUS)
+        return (int)(i * n / npages); /* i < npages, so < n */
+    return (int)(i % n);
+}
+
 int mgs_devmem_alloc_range(mgs_devmem *m, int gpu, uint64_t size,
                            uint64_t *va_out)
 {
@@ -89,10 +100,15 @@ int mgs_devmem_alloc_range(mgs_devmem *m, int gpu, uint64_t size,
     uint64_t npages = (size + PAGE_MASK) >> MGS_DEVMEM_PAGE_SHIFT;
     /* Check capacity first so a failed allocation changes nothing. */
     for (int g = 0; g < m->num_gpus; g++) {
-        uint64_t need;
+        uint64_t need = 0;
         if (gpu >= 0)
             need = g == gpu ? npages : 0;
-        else
+        else if (m->placement == MGS_PLACE_CONTIGUOUS) {
+            /* Chunk g = pages i with floor(i*N/npages) == g, i.e. i in
+            ** [ceil(g*npages/N), ceil((g+1)*npages/N)). */
+            uint64_t n = (uint64_t)m->num_gpus, gg = (uint64_t)g;
+            need = ((gg + 1) * npages + n - 1) / n - (gg * npages + n - 1) / n;
+        } else
             need = npages / (uint64_t)m->num_gpus +
                    ((uint64_t)g < npages % (uint64_t)m->num_gpus);
         if (need > gpu_free_pages(&m->gpus[g]))
@@ -115,7 +131,7 @@ int mgs_devmem_alloc_range(mgs_devmem *m, int gpu, uint64_t size,
     }
     uint64_t va = MGS_DEVMEM_VA_BASE + (first << MGS_DEVMEM_PAGE_SHIFT);
     for (uint64_t i = 0; i < npages; i++) {
-        int g = gpu >= 0 ? gpu : (int)(i % (uint64_t)m->num_gpus);
+        int g = mgs_devmem_page_gpu(m, gpu, i, npages);
         mgs_devmem_pte *p = &m->ptes[first + i];
         p->backing = NULL;
         p->alloc_end = va + size;

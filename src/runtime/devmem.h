@@ -3,6 +3,9 @@
 ** space with a page table, and lazily allocated host backing.
 **
 ** Model:
+**   - Placement: an allocation on one GPU takes all its pages there; one on
+**     all GPUs (gpu < 0) spreads them by the placement policy (interleaved:
+**     page i on GPU i % N; contiguous: GPU floor(i * N / npages)).
 **   - Each GPU owns mem_per_gpu bytes of physical memory, handed out in
 **     4 KiB pages (a free-page stack per GPU; no host memory is reserved).
 **   - Device virtual addresses start at MGS_DEVMEM_VA_BASE (never 0) and are
@@ -58,8 +61,15 @@ typedef struct mgs_devmem_gpu {
     uint64_t used_pages;
 } mgs_devmem_gpu;
 
+/* Where the pages of an allocation on all GPUs (gpu < 0) go. */
+typedef enum mgs_devmem_placement {
+    MGS_PLACE_INTERLEAVED = 0,  /* page i on GPU i % N */
+    MGS_PLACE_CONTIGUOUS = 1    /* page i on GPU floor(i * N / npages) */
+} mgs_devmem_placement;
+
 typedef struct mgs_devmem {
     int num_gpus;
+    mgs_devmem_placement placement; /* for gpu < 0 allocations */
     mgs_devmem_gpu *gpus;           /* num_gpus entries (owned) */
     mgs_devmem_pte *ptes;           /* page table (owned) */
     uint64_t npte, pte_cap;         /* entries in use (VA bump) / capacity */
@@ -80,7 +90,8 @@ typedef struct mgs_devmem {
 int mgs_devmem_init(mgs_devmem *m, int num_gpus, uint64_t bytes_per_gpu);
 void mgs_devmem_destroy(mgs_devmem *m);
 
-/* gpu >= 0: all pages on that GPU; gpu < 0: page i on GPU i % num_gpus. */
+/* gpu >= 0: all pages on that GPU; gpu < 0: spread by m->placement
+** (interleaved by default; set the field after init to change it). */
 int mgs_devmem_alloc_range(mgs_devmem *m, int gpu, uint64_t size,
                            uint64_t *va_out);
 int mgs_devmem_free_range(mgs_devmem *m, uint64_t va);
@@ -92,6 +103,10 @@ int mgs_devmem_fill(mgs_devmem *m, uint64_t va, uint8_t value, size_t n);
 /* Atomic read-modify-write of 4 or 8 bytes (op: a gcn_op atomic). */
 int mgs_devmem_atomic(mgs_devmem *m, uint64_t va, unsigned op, unsigned size,
                       uint64_t src, uint64_t cmp, uint64_t *old);
+
+/* GPU of page i of an npages-page allocation requested on gpu. */
+int mgs_devmem_page_gpu(const mgs_devmem *m, int gpu, uint64_t i,
+                        uint64_t npages);
 
 /* Page-table query: GPU owning va, or -1 if unmapped. */
 int mgs_devmem_gpu_of(mgs_devmem *m, uint64_t va);
