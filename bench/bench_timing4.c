@@ -133,15 +133,9 @@ int main(int argc, char **argv)
                 "16\n");
         return 2;
     }
-    size_t nn = (size_t)n * n;
-    float *a = malloc(nn * 4), *b = malloc(nn * 4), *c = malloc(nn * 4);
-    if (!a || !b || !c)
+    float *a, *b, *c;
+    if (bench_mm_inputs(n, &a, &b, &c))
         return 4;
-    uint64_t s = 1;
-    for (size_t i = 0; i < nn; i++) {
-        a[i] = (float)(bench_splitmix64(&s) >> 40) / (float)(1 << 24);
-        b[i] = (float)(bench_splitmix64(&s) >> 40) / (float)(1 << 24);
-    }
     bench_run r4, r1;
     int rc = run_mm(4, platform, n, a, b, c, &r4);
     if (!rc)

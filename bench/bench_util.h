@@ -8,8 +8,10 @@
 
 #include "mgsim/errors.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 /* Seconds on clock id (CLOCK_MONOTONIC for wall time,
@@ -28,6 +30,25 @@ static inline uint64_t bench_splitmix64(uint64_t *s)
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
+}
+
+/* Allocates the three n x n float matrices of the mm benchmarks and fills
+** a and b with seeded values in [0, 1). Returns 0, or 4 (internal error
+** exit code) if the host is out of memory. The caller frees all three. */
+static inline int bench_mm_inputs(size_t n, float **a, float **b, float **c)
+{
+    size_t nn = n * n;
+    *a = malloc(nn * 4);
+    *b = malloc(nn * 4);
+    *c = malloc(nn * 4);
+    if (!*a || !*b || !*c)
+        return 4;
+    uint64_t s = 1;
+    for (size_t i = 0; i < nn; i++) {
+        (*a)[i] = (float)(bench_splitmix64(&s) >> 40) / (float)(1 << 24);
+        (*b)[i] = (float)(bench_splitmix64(&s) >> 40) / (float)(1 << 24);
+    }
+    return 0;
 }
 
 /* Prints "<prog>: <what>: <last error>" and returns the exit code. */

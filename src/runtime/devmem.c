@@ -225,6 +225,16 @@ static inline uint8_t *backing_of(mgs_devmem *m, mgs_devmem_pte *p)
     return p->backing;
 }
 
+mgs_devmem_pte *mgs_devmem_pte_of(mgs_devmem *m, uint64_t va)
+{
+    return lookup(m, va);
+}
+
+uint8_t *mgs_devmem_page_backing(mgs_devmem *m, mgs_devmem_pte *p)
+{
+    return backing_of(m, p);
+}
+
 /* Pages after the first are checked as the copy walks them. */
 int mgs_devmem_read(mgs_devmem *m, uint64_t va, void *dst, size_t n)
 {

@@ -108,6 +108,12 @@ int mgs_devmem_atomic(mgs_devmem *m, uint64_t va, unsigned op, unsigned size,
 int mgs_devmem_page_gpu(const mgs_devmem *m, int gpu, uint64_t i,
                         uint64_t npages);
 
+/* The live page-table entry holding va, or NULL if unmapped (the timing
+** model's page walker and physical view use it). */
+mgs_devmem_pte *mgs_devmem_pte_of(mgs_devmem *m, uint64_t va);
+/* The page's host backing, allocated (zeroed, counted) on first use. */
+uint8_t *mgs_devmem_page_backing(mgs_devmem *m, mgs_devmem_pte *p);
+
 /* Page-table query: GPU owning va, or -1 if unmapped. */
 int mgs_devmem_gpu_of(mgs_devmem *m, uint64_t va);
 /* Physical pages in use on a GPU / pages with host backing. */

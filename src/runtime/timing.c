@@ -100,13 +100,9 @@ static int pt_translate(void *ud, uint32_t pid, uint64_t va, uint64_t *pa)
 {
     (void)pid;
     mgs_timing *t = ud;
-    mgs_devmem *m = t->mem;
-    if (va < MGS_DEVMEM_VA_BASE)
+    const mgs_devmem_pte *p = mgs_devmem_pte_of(t->mem, va);
+    if (!p || p->gpu < 0)
         return MGS_EFAULT;
-    uint64_t idx = (va - MGS_DEVMEM_VA_BASE) >> MGS_DEVMEM_PAGE_SHIFT;
-    if (idx >= m->npte || m->ptes[idx].gpu < 0)
-        return MGS_EFAULT;
-    const mgs_devmem_pte *p = &m->ptes[idx];
     *pa = (uint64_t)p->gpu * t->mem_per_gpu +
           ((uint64_t)p->phys_page << MGS_DEVMEM_PAGE_SHIFT) +
           (va & (MGS_DEVMEM_PAGE_SIZE - 1));
@@ -160,14 +156,9 @@ static int phys_write(void *ud, uint64_t pa, const void *src, size_t n)
         if (!p)
             return mgs_error_set(MGS_EFAULT, "DRAM write to unmapped physical "
                                  "address 0x%llx", (unsigned long long)pa);
-        if (!p->backing) {
-            /* Same lazy backing devmem creates on a host write (devmem.c
-            ** backing_of); whole-line write-backs may pass the end of the
-            ** allocation, so the page is written here, not by VA. */
-            p->backing = mgs_xcalloc(1, MGS_DEVMEM_PAGE_SIZE);
-            t->mem->backed_pages++;
-        }
-        memcpy(p->backing + off, in, chunk);
+        /* By page, not by VA: whole-line write-backs may pass the end of
+        ** the allocation. */
+        memcpy(mgs_devmem_page_backing(t->mem, p) + off, in, chunk);
         in += chunk;
         pa += chunk;
         n -= chunk;
