@@ -61,9 +61,13 @@ int main(int argc, char **argv)
     CHECK(hipGetLastError());
     CHECK(hipEventRecord(stop, 0));
     CHECK(hipEventSynchronize(stop));
-    float ms = 0;
+    float ms = 0, copy_ms = 0;
     CHECK(hipEventElapsedTime(&ms, start, stop));
+    CHECK(hipEventRecord(start, 0));
     CHECK(hipMemcpy(c.data(), dc, bytes, hipMemcpyDeviceToHost));
+    CHECK(hipEventRecord(stop, 0));
+    CHECK(hipEventSynchronize(stop));
+    CHECK(hipEventElapsedTime(&copy_ms, start, stop));
 
     int bad = 0;
     for (int i = 0; i < n; i++)
@@ -72,8 +76,8 @@ int main(int argc, char **argv)
                 std::printf("mismatch at %d: %g != %g\n", i, c[i], a[i] + b[i]);
             bad++;
         }
-    std::printf("vecadd: n=%d, c[0]=%g c[n-1]=%g, kernel %.6f ms (simulated)\n",
-                n, c[0], c[n - 1], ms);
+    std::printf("vecadd: n=%d, c[0]=%g c[n-1]=%g, kernel %.6f ms, copy back "
+                "%.6f ms (simulated)\n", n, c[0], c[n - 1], ms, copy_ms);
     CHECK(hipFree(da));
     CHECK(hipFree(db));
     CHECK(hipFree(dc));

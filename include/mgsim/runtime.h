@@ -80,7 +80,15 @@ typedef struct mgs_rt_totals {
     uint64_t workgroups;
     uint64_t wavefronts;
     uint64_t wf_insts;           /* wavefront instructions executed */
-    uint64_t sim_time_ps;        /* simulated time (timing mode) */
+    uint64_t sim_time_ps;        /* simulated time of the kernels (timing
+                                    mode): launch to completion, release
+                                    included; copies NOT included */
+    uint64_t copy_time_ps;       /* simulated time of the copies (timing
+                                    mode, platform.copy_timing = dma; 0
+                                    otherwise). The run's total simulated
+                                    time is sim_time_ps + copy_time_ps */
+    uint64_t copies;             /* h2d, d2h and d2d copies (every mode) */
+    uint64_t copy_bytes;         /* bytes they moved */
 } mgs_rt_totals;
 void mgs_rt_totals_get(const mgs_rt *rt, mgs_rt_totals *t);
 

@@ -16,7 +16,11 @@
 /* What a run produced, for the summary, --json and the database. */
 typedef struct cli_run_result {
     int verified;          /* 1 yes, 0 no, -1 not applicable (demo) */
-    uint64_t sim_time_ps;  /* simulated time */
+    uint64_t sim_time_ps;  /* simulated time of the kernels (demo: all) */
+    uint64_t copy_time_ps; /* simulated time of the copies (timing mode
+                              with DMA copies; total = sim + copy) */
+    uint64_t copies;       /* host/device copies and their bytes */
+    uint64_t copy_bytes;
     uint64_t events;       /* engine events (0 if unknown) */
     uint64_t wf_insts;     /* wavefront instructions (workloads) */
     uint64_t kernels;

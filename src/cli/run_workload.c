@@ -95,7 +95,7 @@ static void launch_progress(mgs_rt *rt, const mgs_kernel *k,
     snprintf(note, sizeof note, "%" PRIu64 " kernels, %" PRIu64 " WGs",
              t.kernels, t.workgroups);
     cli_progress_note(p, note);
-    cli_progress_update(p, t.sim_time_ps, t.wf_insts, -1);
+    cli_progress_update(p, t.sim_time_ps + t.copy_time_ps, t.wf_insts, -1);
 }
 
 int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
@@ -139,11 +139,15 @@ int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
         stat_value_add(stats, comp, "workgroups",
                        (double)mgs_rt_gpu_workgroups(rt, g), "count");
     }
-    cli_progress_update(progress, t.sim_time_ps, t.wf_insts, 1);
+    cli_progress_update(progress, t.sim_time_ps + t.copy_time_ps, t.wf_insts,
+                        1);
     mgs_rt_free(rt);
 
     out->verified = run_rc == MGS_OK ? 1 : 0;
     out->sim_time_ps = t.sim_time_ps;
+    out->copy_time_ps = t.copy_time_ps;
+    out->copies = t.copies;
+    out->copy_bytes = t.copy_bytes;
     out->wf_insts = t.wf_insts;
     out->kernels = t.kernels;
     out->workgroups = t.workgroups;
@@ -151,6 +155,8 @@ int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
     stat_value_add(stats, "run", "workgroups", (double)t.workgroups, "count");
     stat_value_add(stats, "run", "wavefronts", (double)t.wavefronts, "count");
     stat_value_add(stats, "run", "wf_insts", (double)t.wf_insts, "count");
+    stat_value_add(stats, "run", "copies", (double)t.copies, "count");
+    stat_value_add(stats, "run", "copy_bytes", (double)t.copy_bytes, "bytes");
     for (int p = 0; p < WL_MAX_PARAMS && wl->params[p].name; p++) {
         char metric[64];
         snprintf(metric, sizeof metric, "param.%s", wl->params[p].name);

@@ -48,6 +48,11 @@ enum {
 struct gcn_workgroup;
 
 typedef struct gcn_wave {
+    /* pc first: the timing model's fetch and issue scans read it for every
+    ** wave every cycle, and it then shares a host cache line with the
+    ** scheduler's fields (gpu/cu_int.h) instead of sitting behind the SGPRs. */
+    uint64_t pc;                 /* byte offset into the decoded code range (.text) */
+
     /* Architectural state. vcc and exec are kept as 64-bit values here and
     ** mirrored nowhere else: sgpr[106..107] and sgpr[126..127] are unused. */
     uint32_t sgpr[GCN_NUM_SGPRS];
@@ -58,7 +63,6 @@ typedef struct gcn_wave {
     uint32_t *vgpr;              /* nvgpr * 64 words */
     uint32_t nvgpr;              /* VGPRs allocated */
     uint32_t nsgpr;              /* SGPRs allocated */
-    uint64_t pc;                 /* byte offset into the decoded code range (.text) */
 
     /* Identity. */
     uint32_t wave_id;            /* index within the work-group */

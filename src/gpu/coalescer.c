@@ -78,6 +78,22 @@ uint32_t cu_coalesce(const gcn_mem_plan *p, uint32_t line_bytes,
     const unsigned eb = p->elem_bytes;
     const uint64_t off_mask = line_bytes - 1;
     const uint64_t elem_bits = eb < 64 ? (1ull << eb) - 1 : ~0ull;
+    if (p->nelem == 1 && !store) {
+        /* The common load: one element per lane. Same steps as below,
+        ** without the element loop and the store data. */
+        for (uint64_t m = p->mem_lanes; m; m &= m - 1) {
+            unsigned lane = (unsigned)__builtin_ctzll(m);
+            uint64_t a = p->addr[0][lane];
+            unsigned off = (unsigned)(a & off_mask);
+            if (n && off + eb <= line_bytes && out[n - 1].line == a - off) {
+                out[n - 1].mask |= elem_bits << off;
+                out[n - 1].lanes |= 1ull << lane;
+                continue;
+            }
+            add_access(out, &n, line_bytes, lane, a, eb, NULL);
+        }
+        return n;
+    }
     for (uint64_t m = p->mem_lanes; m; m &= m - 1) {
         unsigned lane = (unsigned)__builtin_ctzll(m);
         for (unsigned e = 0; e < p->nelem; e++) {
@@ -123,7 +139,10 @@ void cu_coal_fill_lanes(gcn_mem_plan *p, uint64_t lanes, uint64_t addr,
             uint64_t hi = a + eb < end ? a + eb : end;
             uint8_t *dst = (uint8_t *)&p->data[e][lane];
             if (lo == a && hi == a + eb) { /* the common case */
-                memcpy(dst, bytes + (a - addr), eb);
+                if (eb == 4)
+                    memcpy(dst, bytes + (a - addr), 4); /* one move */
+                else
+                    memcpy(dst, bytes + (a - addr), eb);
                 continue;
             }
             /* A straddling access: copy the part in this response. */

@@ -18,6 +18,8 @@
 */
 #include "gpu/cu_int.h"
 
+#include <assert.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,14 +264,17 @@ static void start_wg(cu *c, cp_msg *m, const uint8_t simd_of_wave[])
         wv->wg = g;
         wv->prog = l->emu.prog;
         wv->code_va = l->code_va;
+        /* The buffer works on code offsets (cu_int.h). */
+        assert(l->code_va % c->cfg.fetch_line == 0 &&
+               "code_va must be fetch_line-aligned");
         wv->simd = simd_of_wave[i];
         wv->age = c->next_age++;
         wv->state = CU_W_READY;
         wv->busy_until = now + 1; /* dispatch: one wave per cycle is not
                                      modelled; waves start next cycle */
-        wv->fetch_stall_since = UINT64_MAX;
+        wv->fetch_stalled = 0;
         wv->wait_vm = wv->wait_lgkm = 0;
-        uint64_t line = cu_wave_pc_va(wv) & ~(uint64_t)(c->cfg.fetch_line - 1);
+        uint64_t line = wv->w.pc & ~(uint64_t)(c->cfg.fetch_line - 1);
         wv->ib_start = wv->ib_end = wv->fetch_next = line;
         wv->last_fetch = 0;
         wv->fetch_inflight = 0;
@@ -449,8 +454,8 @@ static bool wv_inst_buffered(const cu_wave *wv)
     size_t slot = (size_t)(wv->w.pc >> 2);
     uint32_t size = slot < p->nslots && p->insts[slot].size
                         ? p->insts[slot].size : 4;
-    uint64_t va = cu_wave_pc_va(wv);
-    return va >= wv->ib_start && va + size <= wv->ib_end;
+    uint64_t pc = wv->w.pc;
+    return pc >= wv->ib_start && pc + size <= wv->ib_end;
 }
 
 /* Whether the fetch arbiter would send a fetch for the wave on its turn
@@ -461,7 +466,7 @@ static bool wv_can_fetch(const cu *c, const cu_wave *wv)
         c->fetch_inflight >= c->cfg.fetch_max_inflight)
         return false;
     const uint64_t line = c->cfg.fetch_line;
-    uint64_t pc_line = cu_wave_pc_va(wv) & ~(line - 1);
+    uint64_t pc_line = wv->w.pc & ~(line - 1);
     uint64_t start = wv->ib_start > pc_line ? wv->ib_start : pc_line;
     return wv->fetch_next + line - start <= c->cfg.inst_buf_bytes;
 }
@@ -483,8 +488,11 @@ static uint64_t next_timed_cycle(const cu *c, uint64_t now)
     uint64_t best = UINT64_MAX;
     const uint32_t ns = c->cfg.num_simds;
     /* Nothing can come before now + 1: the scan stops once that is found
-    ** (the result is the same minimum). */
-    for (uint32_t s = 0; s < ns && best > now + 1; s++) {
+    ** (the result is the same minimum). It starts at the SIMD whose turn
+    ** is next, the likeliest to hold that earliest cycle. */
+    const uint32_t first = cu_turn(c, now + 1);
+    for (uint32_t k = 0; k < ns && best > now + 1; k++) {
+        const uint32_t s = first + k < ns ? first + k : first + k - ns;
         const uint64_t fetch_turn = turn_at_or_after(c, now + 1, s);
         for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
             const cu_wave *wv = c->simd_waves[s][i];
@@ -503,7 +511,7 @@ static uint64_t next_timed_cycle(const cu *c, uint64_t now)
         }
     }
     if (c->lds_pending) {
-        uint64_t ready = c->lds_ready[c->lds_head];
+        uint64_t ready = c->lds_head_ready;
         if (ready > now && ready < best)
             best = ready;
     }
@@ -539,6 +547,16 @@ static void cu_handle(sim_comp *comp, sim_event *ev)
     comp_wake(comp);
 }
 
+static void cu_notify_recv(sim_comp *comp, sim_port *p)
+{
+    cu *c = (cu *)comp;
+    c->work |= p == &c->inst        ? CU_WORK_INST
+               : p == &c->vmem.port ? CU_WORK_VMEM_RSP
+               : p == &c->smem.port ? CU_WORK_SMEM_RSP
+                                    : CU_WORK_CTRL;
+    comp_wake(comp);
+}
+
 /* ---- the tick ---- */
 
 static bool cu_tick(sim_comp *comp)
@@ -557,22 +575,49 @@ static bool cu_tick(sim_comp *comp)
     /* Each step is skipped when its input is empty (it would do nothing):
     ** most ticks have no response, no CP message and no LDS op due. */
     bool progress = false;
-    if (port_occupancy(&c->inst))
+    if (c->work & CU_WORK_INST) {
         progress |= cu_take_fetch_responses(c, now);
-    if (port_occupancy(&c->vmem.port))
+        if (!port_occupancy(&c->inst))
+            c->work &= ~(uint32_t)CU_WORK_INST;
+    }
+    if (c->work & CU_WORK_VMEM_RSP) {
         progress |= cu_take_mem_responses(c, &c->vmem, now);
-    if (port_occupancy(&c->smem.port))
+        if (!port_occupancy(&c->vmem.port))
+            c->work &= ~(uint32_t)CU_WORK_VMEM_RSP;
+    }
+    if (c->work & CU_WORK_SMEM_RSP) {
         progress |= cu_take_mem_responses(c, &c->smem, now);
-    if (c->lds_pending)
+        if (!port_occupancy(&c->smem.port))
+            c->work &= ~(uint32_t)CU_WORK_SMEM_RSP;
+    }
+    if (c->lds_pending && c->lds_head_ready <= now)
         progress |= cu_retire_lds(c, now);
     if (c->done_count)
         progress |= send_done(c);
-    if (port_occupancy(&c->ctrl))
+    if (c->work & CU_WORK_CTRL) {
         progress |= take_maps(c);
-    if (c->vmem.qcount)
+        if (!port_occupancy(&c->ctrl))
+            c->work &= ~(uint32_t)CU_WORK_CTRL;
+    }
+    if (c->work & CU_WORK_VMEM_Q) {
         progress |= cu_memunit_run(c, &c->vmem, now);
-    if (c->smem.qcount)
+        if (!c->vmem.qcount)
+            c->work &= ~(uint32_t)CU_WORK_VMEM_Q;
+    }
+    if (c->work & CU_WORK_SMEM_Q) {
         progress |= cu_memunit_run(c, &c->smem, now);
+        if (!c->smem.qcount)
+            c->work &= ~(uint32_t)CU_WORK_SMEM_Q;
+    }
+    /* The scans below read one line of each wave of this turn's SIMD;
+    ** those lines are rarely in the host L1 (64 CUs' waves), and asking
+    ** for all of them at once overlaps the misses. */
+    {
+        const uint32_t s = cu_turn(c, now);
+        cu_wave *const *w = c->simd_waves[s];
+        for (uint32_t i = 0, n = c->simd_nwaves[s]; i < n; i++)
+            __builtin_prefetch(w[i]);
+    }
     progress |= cu_fetch(c, now);
     progress |= cu_issue(c, now);
     if (c->done_count)
@@ -583,8 +628,14 @@ static bool cu_tick(sim_comp *comp)
         stat_inc(c->issued_this_cycle ? c->st.cycles_issue
                                       : c->st.cycles_no_issue);
     }
-    if (progress)
+    if (progress) {
+        /* Ticking again next cycle: start fetching that SIMD's waves. */
+        const uint32_t s = cu_turn(c, now + 1);
+        cu_wave *const *w = c->simd_waves[s];
+        for (uint32_t i = 0, n = c->simd_nwaves[s]; i < n; i++)
+            __builtin_prefetch(w[i]);
         return true;
+    }
     uint64_t t = next_timed_cycle(c, now);
     if (t != UINT64_MAX) {
         if (t <= now + 1)
@@ -622,6 +673,7 @@ static const sim_comp_ops cu_ops = {
     .kind = "CU",
     .tick = cu_tick,
     .handle = cu_handle,
+    .notify_recv = cu_notify_recv,
     .busy = cu_busy,
     .dump = cu_dump,
 };
@@ -641,6 +693,7 @@ cu *cu_new(sim_engine *eng, const char *name, const cu_config *cfg,
 {
     cu *c = MGS_NEW(cu);
     c->cfg = *cfg;
+    c->period = cfg->period;
     c->pool = pool;
     comp_init(&c->base, eng, &cu_ops, name, cfg->period);
     port_init(&c->ctrl, &c->base, "ctrl", cfg->ctrl_buffer);
@@ -648,7 +701,9 @@ cu *cu_new(sim_engine *eng, const char *name, const cu_config *cfg,
     cu_res_init(&c->res, cfg);
     c->nwaves_slots = cfg->num_simds * cfg->wf_slots_per_simd;
     c->simd_pow2 = !(cfg->num_simds & (cfg->num_simds - 1));
-    c->waves = mgs_xcalloc(c->nwaves_slots, sizeof *c->waves);
+    /* cu_wave is 128-aligned (its hot fields: cu_int.h). */
+    c->waves = mgs_xcalloc_aligned(c->nwaves_slots, sizeof *c->waves,
+                                   _Alignof(cu_wave));
     for (uint32_t i = 0; i < c->nwaves_slots; i++)
         c->waves[i].state = CU_W_FREE;
     for (uint32_t s = 0; s < cfg->num_simds; s++)

@@ -30,7 +30,8 @@
 ** Instruction addresses: the wave's pc is a byte offset into the launch's
 ** program (gcn_emu_program: pc 0 = prog->code[0]); the CU fetches
 ** code VA = launch->code_va + pc, so code_va must be the device address of
-** prog->code[0].
+** prog->code[0], aligned to cu.fetch_line (the runtime's page-aligned code
+** allocations are).
 ** Scratch: a wave's private segment offset is its index in its work-group
 ** (as in emu mode), so concurrently resident work-groups share scratch;
 ** kernels that use scratch need a per-slot layout first (docs/cu.md).

@@ -26,6 +26,8 @@
 #ifndef MGS_GPU_CU_INT_H
 #define MGS_GPU_CU_INT_H
 
+#include <stddef.h>
+
 #include "gcn3/exec_mem_plan.h"
 #include "gpu/coalescer.h"
 #include "gpu/cu.h"
@@ -34,6 +36,19 @@
 #define CU_VM_MAX 15            /* vmcnt field (4 bits): issue stalls beyond */
 #define CU_LGKM_MAX 15          /* lgkmcnt field (4 bits) */
 #define CU_WAKE_EVENTS 4
+
+/* cu.work bits: inputs that may need a step this tick. Set when a message
+** arrives (notify_recv) or an instruction enters a memory queue; cleared
+** by the tick once the input is empty. The tick tests one word instead of
+** four ports and two queues (six host cache lines) every cycle. */
+enum {
+    CU_WORK_INST = 1u << 0,     /* fetch responses in c->inst */
+    CU_WORK_VMEM_RSP = 1u << 1, /* responses in c->vmem.port */
+    CU_WORK_SMEM_RSP = 1u << 2, /* responses in c->smem.port */
+    CU_WORK_CTRL = 1u << 3,     /* CP messages in c->ctrl */
+    CU_WORK_VMEM_Q = 1u << 4,   /* c->vmem.qcount > 0 */
+    CU_WORK_SMEM_Q = 1u << 5    /* c->smem.qcount > 0 */
+};
 
 typedef enum cu_wstate {
     CU_W_READY,    /* issues when its instruction is buffered and busy ends */
@@ -84,27 +99,32 @@ typedef struct cu_wg {
 
 typedef struct cu_wave {
     /* What the fetch and issue arbiters read for every wave of a SIMD every
-    ** cycle comes first, in one host cache line (those scans were bound by
-    ** cache misses); prog and code_va copy wg->launch's, saving two
-    ** dependent loads per wave and scan. */
-    cu_wstate state;
+    ** cycle comes first: these 56 bytes and w.pc (gcn_wave's first field)
+    ** fill exactly one 64-byte host cache line (waves are allocated
+    ** 128-aligned); those scans were bound by cache misses. The buffer
+    ** bounds are code offsets (the domain of w.pc), so the scans need not
+    ** read code_va; prog copies wg->launch's, saving two dependent loads. */
+    _Alignas(128) cu_wstate state;
     uint8_t fetch_inflight;
+    uint8_t fetch_stalled; /* fetch_stall_since is set (issue waits for a
+                              fetch); tested here, in the hot line */
     uint64_t busy_until;   /* cycle its non-memory instruction completes */
-    /* instruction buffer: code VAs [ib_start, ib_end) are buffered;
-    ** fetch_next is the next line to fetch */
+    /* instruction buffer: code offsets [ib_start, ib_end) are buffered;
+    ** fetch_next is the next line to fetch (code_va is fetch_line-aligned,
+    ** so offset lines are address lines) */
     uint64_t ib_start, ib_end, fetch_next;
     uint64_t last_fetch;   /* cycle of its last fetch (oldest-first) */
     const gcn_emu_program *prog; /* = wg->launch->emu.prog */
+    gcn_wave w;            /* architectural state (functional model) */
     uint64_t code_va;      /* = wg->launch->code_va */
     cu_wg *wg;
-    gcn_wave w;            /* architectural state (functional model) */
     uint32_t *vgpr_store;  /* owned, vgpr_cap words */
     size_t vgpr_cap;
     uint32_t simd;
     uint64_t age;          /* dispatch order (oldest first) */
     uint64_t state_since;  /* cycle it entered WAITCNT / BARRIER */
-    uint64_t fetch_stall_since; /* cycle it started waiting for fetch, or
-                                   UINT64_MAX */
+    uint64_t fetch_stall_since; /* cycle it started waiting for fetch
+                                   (valid while fetch_stalled) */
     uint8_t wait_vm, wait_lgkm;
     uint32_t fetch_epoch;
     bool finished;
@@ -146,46 +166,54 @@ typedef struct cu_stats {
 
 struct cu {
     sim_comp base;         /* FIRST */
+    /* Fields every tick reads come first, together (64 CUs' worth of
+    ** per-tick state does not fit the host's L1; fewer lines, fewer
+    ** misses). */
+    mgs_time cycle_time;      /* cu_cycle's memo: time and its cycle */
+    uint64_t cycle;
+    mgs_time period;          /* = cfg.period */
+    uint64_t last_cycle;      /* last tick's cycle (busy-cycle accounting) */
+    uint32_t work;            /* CU_WORK_* */
+    uint32_t resident;
+    uint32_t lds_pending;     /* LDS operations not yet complete */
+    uint32_t lds_head, lds_fifo_cap;
+    uint32_t done_head, done_count;
+    uint32_t fetch_inflight;  /* CU-wide */
+    bool issued_this_cycle;
+    bool simd_pow2;           /* num_simds is a power of two */
+    bool inst_routed;
+    uint64_t lds_head_ready;  /* lds_ready[lds_head] while lds_pending: the
+                                 per-cycle check reads only this line */
+    uint64_t *lds_ready;      /* lds_fifo[i]->ready_cycle, kept here so that
+                                 the pops do not touch the wave */
+    uint32_t simd_nwaves[CU_MAX_SIMDS];
+    cu_wave **simd_waves[CU_MAX_SIMDS]; /* live waves per SIMD, age order */
+    uint64_t simd_busy_until[CU_MAX_SIMDS];
+    uint64_t lds_next_free;   /* cycle the LDS unit takes a new op */
+    uint64_t wf_insts;
+    cu_stats st;
     cu_config cfg;
+    /* The rest. */
     mem_pool *pool;
     sim_port ctrl, inst;
     mem_route inst_route;
-    bool inst_routed;
     cu_memunit vmem, smem;
     cu_res res;
     cu_wave *waves;        /* num_simds * wf_slots_per_simd slots */
     uint32_t nwaves_slots;
-    cu_wave **simd_waves[CU_MAX_SIMDS]; /* live waves per SIMD, age order */
-    uint32_t simd_nwaves[CU_MAX_SIMDS];
-    uint64_t simd_busy_until[CU_MAX_SIMDS];
     cu_wg *wgs;            /* nwaves_slots records */
-    uint32_t resident;
     cp_msg *map_blocked;   /* head CU_MAP_WG that did not fit ... */
     bool res_freed;        /* ... and whether resources were freed since */
     cp_msg **done_q;       /* CU_WG_DONE waiting for the ctrl lane */
-    uint32_t done_head, done_count;
     gcn_mem_plan *plans;   /* plan pool (owned) */
     gcn_mem_plan **plan_free;
     uint32_t nplans, plan_nfree;
     uint64_t next_age;
-    uint64_t lds_next_free;   /* cycle the LDS unit takes a new op */
-    uint32_t lds_pending;     /* LDS operations not yet complete */
-    cu_memop **lds_fifo;      /* those, in issue order = completion order
-                                 (a fixed latency); ring of lds_fifo_cap */
-    uint64_t *lds_ready;      /* lds_fifo[i]->ready_cycle, kept here so that
-                                 the per-cycle check does not touch the
-                                 wave (a host cache miss) */
-    uint32_t lds_head, lds_fifo_cap;
-    uint32_t fetch_inflight;  /* CU-wide */
-    uint64_t last_cycle;      /* last tick's cycle (busy-cycle accounting) */
-    bool issued_this_cycle;
+    cu_memop **lds_fifo;      /* LDS operations in issue order = completion
+                                 order (a fixed latency); ring of
+                                 lds_fifo_cap */
     sim_event wake[CU_WAKE_EVENTS];
     uint64_t wake_at[CU_WAKE_EVENTS];
-    uint64_t wf_insts;
-    mgs_time cycle_time;      /* cu_cycle's memo: time and its cycle */
-    uint64_t cycle;
-    bool simd_pow2;           /* num_simds is a power of two */
-    cu_stats st;
 };
 
 /* The current cycle. Ticks come on consecutive edges most of the time, so
@@ -194,8 +222,8 @@ static inline uint64_t cu_cycle(cu *c)
 {
     mgs_time t = eng_now(c->base.eng);
     if (t != c->cycle_time) {
-        c->cycle = t == c->cycle_time + c->cfg.period ? c->cycle + 1
-                                                       : t / c->cfg.period;
+        c->cycle = t == c->cycle_time + c->period ? c->cycle + 1
+                                                   : t / c->period;
         c->cycle_time = t;
     }
     return c->cycle;
@@ -212,6 +240,9 @@ static inline uint64_t cu_wave_pc_va(const cu_wave *wv)
 {
     return wv->code_va + wv->w.pc;
 }
+
+_Static_assert(offsetof(cu_wave, w) + offsetof(gcn_wave, pc) + 8 <= 64,
+               "w.pc must share the first host cache line of cu_wave");
 
 /* cu.c */
 void cu_wave_end(cu *c, cu_wave *wv, int status, const char *msg);

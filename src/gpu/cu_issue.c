@@ -6,8 +6,8 @@
 ** among its waves that have no fetch in flight and room in their
 ** instruction buffer it picks the one that has not fetched for the longest
 ** time (oldest-fetch first, ties to the older wave) and sends one aligned
-** fetch_line request to the L1I. The buffer holds code VAs [ib_start,
-** ib_end); bytes before the current pc's line are dropped when room is
+** fetch_line request to the L1I. The buffer holds code offsets [ib_start,
+** ib_end) (code VA = code_va + offset); bytes before the current pc's line are dropped when room is
 ** needed. A taken branch to a target outside the buffer empties it (a new
 ** epoch: the response of a fetch in flight is dropped).
 **
@@ -39,7 +39,7 @@
 
 static void ib_reset(cu *c, cu_wave *wv)
 {
-    uint64_t line = cu_wave_pc_va(wv) & ~(uint64_t)(c->cfg.fetch_line - 1);
+    uint64_t line = wv->w.pc & ~(uint64_t)(c->cfg.fetch_line - 1);
     wv->ib_start = wv->ib_end = wv->fetch_next = line;
     wv->fetch_epoch++;
 }
@@ -55,7 +55,7 @@ bool cu_fetch(cu *c, uint64_t now)
         cu_wave *wv = c->simd_waves[s][i];
         if (wv->state == CU_W_ENDED || wv->fetch_inflight)
             continue;
-        uint64_t pc_line = cu_wave_pc_va(wv) & ~(line - 1);
+        uint64_t pc_line = wv->w.pc & ~(line - 1);
         uint64_t start = wv->ib_start > pc_line ? wv->ib_start : pc_line;
         if (wv->fetch_next + line - start > c->cfg.inst_buf_bytes)
             continue;
@@ -65,11 +65,12 @@ bool cu_fetch(cu *c, uint64_t now)
     if (!best || !port_can_send(&c->inst))
         return false;
     cu_wave *wv = best;
-    uint64_t pc_line = cu_wave_pc_va(wv) & ~(line - 1);
+    uint64_t pc_line = wv->w.pc & ~(line - 1);
     if (pc_line > wv->ib_start)
         wv->ib_start = pc_line; /* drop lines behind the pc */
     mem_msg *m = mem_msg_alloc(c->pool, MEM_READ);
-    m->addr = wv->fetch_next;
+    m->addr = wv->code_va + wv->fetch_next;
+    m->vaddr = m->addr; /* a translator rewrites addr, not vaddr */
     m->size = (uint32_t)line;
     m->flags = MEM_F_INST;
     m->gpu = c->cfg.gpu;
@@ -103,12 +104,13 @@ static bool fetch_bytes_match(const cu_wave *wv, const mem_msg *rsp)
     uint64_t base = wv->code_va;
     /* Only the part of the line inside the program is compared (the rest
     ** is padding around it). */
-    uint64_t lo = rsp->addr > base ? rsp->addr : base;
-    uint64_t hi = rsp->addr + rsp->size;
+    uint64_t va = rsp->vaddr;
+    uint64_t lo = va > base ? va : base;
+    uint64_t hi = va + rsp->size;
     if (hi > base + p->code_size)
         hi = base + p->code_size;
     return lo >= hi ||
-           memcmp(rsp->data + (lo - rsp->addr), p->code + (lo - base),
+           memcmp(rsp->data + (lo - va), p->code + (lo - base),
                   (size_t)(hi - lo)) == 0;
 #endif
 }
@@ -132,7 +134,7 @@ bool cu_take_fetch_responses(cu *c, uint64_t now)
                      "kernel %s wave (%u,%u,%u)/%u: instruction fetch fault "
                      "at 0x%llx", wv->wg->launch->emu.prog->kernel->name,
                      wv->w.wg_id[0], wv->w.wg_id[1], wv->w.wg_id[2],
-                     wv->w.wave_id, (unsigned long long)req->addr);
+                     wv->w.wave_id, (unsigned long long)req->vaddr);
             cu_wave_end(c, wv, MGS_EFAULT, msg);
         } else if (current && !fetch_bytes_match(wv, rsp)) {
             char msg[400];
@@ -141,10 +143,10 @@ bool cu_take_fetch_responses(cu *c, uint64_t now)
                      "0x%llx returned bytes that differ from the program",
                      wv->wg->launch->emu.prog->kernel->name, wv->w.wg_id[0],
                      wv->w.wg_id[1], wv->w.wg_id[2], wv->w.wave_id,
-                     (unsigned long long)req->addr);
+                     (unsigned long long)req->vaddr);
             cu_wave_end(c, wv, MGS_EINTERNAL, msg);
         } else if (current) {
-            wv->ib_end = req->addr + req->size;
+            wv->ib_end = req->vaddr - wv->code_va + req->size;
         }
         mem_msg_release(c->pool, req);
         mem_msg_release(c->pool, rsp);
@@ -215,8 +217,8 @@ static void count_inst(cu *c, cu_wave *wv, stat_counter *kind)
 ** it, else refetch from the target. */
 static void after_branch(cu *c, cu_wave *wv)
 {
-    uint64_t va = cu_wave_pc_va(wv);
-    if (va < wv->ib_start || va >= wv->ib_end)
+    uint64_t pc = wv->w.pc;
+    if (pc < wv->ib_start || pc >= wv->ib_end)
         ib_reset(c, wv);
 }
 
@@ -325,6 +327,7 @@ static bool exec_mem(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
     wv->vm_out += op->vm;
     wv->lgkm_out += op->lgkm;
     cu_memunit_push(u, op);
+    c->work |= vector ? CU_WORK_VMEM_Q : CU_WORK_SMEM_Q;
     wv->w.pc += in->size;
     wv->busy_until = now + 1;
     return true;
@@ -345,10 +348,13 @@ static bool exec_lds(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now)
     op->pc = wv->w.pc;
     op->lgkm = 1;
     op->ready_cycle = now + c->cfg.lds_cycles;
-    uint32_t tail = (c->lds_head + c->lds_pending) % c->lds_fifo_cap;
+    uint32_t tail = c->lds_head + c->lds_pending;
+    if (tail >= c->lds_fifo_cap)
+        tail -= c->lds_fifo_cap;
     c->lds_fifo[tail] = op;
     c->lds_ready[tail] = op->ready_cycle;
-    c->lds_pending++;
+    if (!c->lds_pending++)
+        c->lds_head_ready = op->ready_cycle;
     wv->lgkm_out++;
     c->lds_next_free = now + c->cfg.lds_issue_cycles;
     wv->w.pc += in->size;
@@ -414,16 +420,18 @@ bool cu_issue(cu *c, uint64_t now)
             continue;
         }
         const gcn_inst *in = &p->insts[slot];
-        uint64_t va = cu_wave_pc_va(wv);
+        uint64_t va = wv->w.pc; /* code offset, like the buffer bounds */
         uint32_t size = in->size ? in->size : 4;
         if (va < wv->ib_start || va + size > wv->ib_end) {
-            if (wv->fetch_stall_since == UINT64_MAX)
+            if (!wv->fetch_stalled) {
+                wv->fetch_stalled = 1;
                 wv->fetch_stall_since = now;
+            }
             continue; /* not fetched yet */
         }
-        if (wv->fetch_stall_since != UINT64_MAX) {
+        if (wv->fetch_stalled) {
             stat_addn(c->st.stall_fetch, now - wv->fetch_stall_since);
-            wv->fetch_stall_since = UINT64_MAX;
+            wv->fetch_stalled = 0;
         }
         cu_unit u = unit_of(in);
         if (u == CU_U_COUNT) {

@@ -105,6 +105,7 @@ static mem_msg *make_request(cu *c, cu_memunit *u, const cu_memop *op,
     mem_msg *m = mem_msg_alloc(c->pool, type);
     uint32_t first = cu_coal_first(r), size = cu_coal_size(r);
     m->addr = r->line + first;
+    m->vaddr = m->addr; /* a translator rewrites addr, not vaddr */
     m->size = size;
     m->flags = u->flags | (p->glc ? MEM_F_GLC : 0) | (p->slc ? MEM_F_SLC : 0);
     m->gpu = c->cfg.gpu;
@@ -187,10 +188,10 @@ bool cu_take_mem_responses(cu *c, cu_memunit *u, uint64_t now)
         u->inflight--;
         if (rsp->flags & MEM_F_FAULT) {
             if (!op->fault)
-                op->fault_addr = req->addr;
+                op->fault_addr = req->vaddr;
             op->fault = 1;
         } else if (rsp->base.type == MEM_READ_RSP) {
-            cu_coal_fill_lanes(op->plan, req->base.id, req->addr, req->size,
+            cu_coal_fill_lanes(op->plan, req->base.id, req->vaddr, req->size,
                                rsp->data);
         } else if (rsp->base.type == MEM_ATOMIC_RSP) {
             cu_coal_fill_atomic(op->plan, (unsigned)req->base.id, rsp->data);
@@ -206,12 +207,12 @@ bool cu_take_mem_responses(cu *c, cu_memunit *u, uint64_t now)
 bool cu_retire_lds(cu *c, uint64_t now)
 {
     bool progress = false;
-    while (c->lds_pending) {
-        if (c->lds_ready[c->lds_head] > now)
-            break;
+    while (c->lds_pending && c->lds_head_ready <= now) {
         cu_memop *op = c->lds_fifo[c->lds_head];
-        c->lds_head = (c->lds_head + 1) % c->lds_fifo_cap;
+        c->lds_head = c->lds_head + 1 == c->lds_fifo_cap ? 0 : c->lds_head + 1;
         c->lds_pending--;
+        c->lds_head_ready = c->lds_pending ? c->lds_ready[c->lds_head]
+                                           : UINT64_MAX;
         op->done = 1;
         progress = true;
         cu_wave_retire(c, op->wave, now); /* may finish the work-group */

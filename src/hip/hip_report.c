@@ -79,6 +79,9 @@ static void add_hip_counters(const mgs_rt_totals *t)
     stat_value_add(r, c, "wavefronts", (double)t->wavefronts, "count");
     stat_value_add(r, c, "wf_insts", (double)t->wf_insts, "count");
     stat_value_add(r, c, "sim_time", (double)t->sim_time_ps, "ps");
+    stat_value_add(r, c, "copy_time", (double)t->copy_time_ps, "ps");
+    stat_value_add(r, c, "copies", (double)t->copies, "count");
+    stat_value_add(r, c, "copy_bytes", (double)t->copy_bytes, "bytes");
     for (int g = 0; g < mgs_rt_num_gpus(mhip_g.rt); g++) {
         char comp[32];
         snprintf(comp, sizeof comp, "hip.GPU[%d]", g);
@@ -144,8 +147,10 @@ void mhip_report_write(mgs_rt *rt)
                 (unsigned long long)t.workgroups,
                 (unsigned long long)t.wf_insts);
         if (strcmp(cfg->sim_mode, "timing") == 0)
-            fprintf(stderr, ", simulated time %.3f us",
-                    (double)t.sim_time_ps * 1e-6);
+            fprintf(stderr, ", simulated time %.3f us kernels + %.3f us "
+                            "copies",
+                    (double)t.sim_time_ps * 1e-6,
+                    (double)t.copy_time_ps * 1e-6);
         if (rc == MGS_OK)
             fprintf(stderr, "; results: %s (run %lld)", path,
                     (long long)run_id);

@@ -10,9 +10,10 @@
 ** stream and hipStreamPerThread mean the current device.
 **
 ** Events: hipEventRecord waits for the simulated device to finish the work
-** issued so far and stamps the event with the simulated time
-** (mgs_rt_totals.sim_time_ps), so hipEventElapsedTime reports simulated
-** milliseconds. In emu mode there is no time model: simulated time does
+** issued so far and stamps the event with the simulated time, kernels and
+** copies together (mgs_rt_totals.sim_time_ps + copy_time_ps: the runtime
+** runs them one after another), so hipEventElapsedTime reports simulated
+** milliseconds, also around a hipMemcpy. In emu mode there is no time model: simulated time does
 ** not advance and elapsed times are 0 (docs/hip.md).
 */
 #include <stdlib.h>
@@ -181,7 +182,7 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
     if (rc) return mhip_fail(mhip_from_mgs(rc), call, "%s", mgs_error_msg());
     mgs_rt_totals t;
     mgs_rt_totals_get(mhip_g.rt, &t);
-    event->time_ps = t.sim_time_ps;
+    event->time_ps = t.sim_time_ps + t.copy_time_ps;
     event->recorded = true;
     return hipSuccess;
 }

@@ -638,6 +638,9 @@ static bool take_bottom(cache *c)
                 c->proto->on_fill(c->proto_data, c, f->line_addr, &f->proto,
                                   r);
             stat_addn(c->bytes_from_below, c->cfg.line);
+            /* The drain reads every waiting request (long cold). */
+            for (uint32_t i = m->head; i < m->count; i++)
+                __builtin_prefetch(m->targets[i]);
             cache_mshr_drain_push(c, m);
             break;
         }

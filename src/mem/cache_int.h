@@ -80,6 +80,18 @@ enum { CTRL_IDLE = 0, CTRL_DRAIN, CTRL_WRITEBACK, CTRL_WAIT_WB };
 
 struct cache {
     sim_comp base;          /* first */
+    /* --- what every tick tests, together (see cache_tick) --- */
+    uint32_t rsp_head, rsp_count, rsp_cap;
+    uint32_t down_head, down_count;
+    uint32_t mshr_used, txn_used;
+    bool bottom_blocked;    /* a send below was refused */
+    bool top_blocked, ctrl_blocked;
+    uint8_t ctrl_state;     /* CTRL_* */
+    cache_rsp *rsp_q;       /* ring, rsp_cap */
+    cache_txn **down_q;     /* ring, max_inflight_below */
+    cache_mshr *drain_head, *drain_tail;
+    sim_event wake_ev;      /* wake-up for timed queues (no busy ticking) */
+    mgs_time wake_time;
     sim_port top, bottom, ctrl;
     /* --- configuration --- */
     cache_config cfg;
@@ -98,27 +110,13 @@ struct cache {
     cache_mshr *mshrs;      /* owned, mshr_entries */
     mem_msg **target_store; /* owned, mshr_entries * mshr_targets */
     cache_mshr *mshr_free;
-    cache_mshr *drain_head, *drain_tail;
-    uint32_t mshr_used;
     /* --- transactions below --- */
     cache_txn *txns;        /* owned, max_inflight_below */
     cache_txn *txn_free;
-    uint32_t txn_used;
-    cache_txn **down_q;     /* ring, max_inflight_below */
-    uint32_t down_head, down_count;
-    bool bottom_blocked;    /* a send below was refused */
-    /* --- responses up --- */
-    cache_rsp *rsp_q;       /* ring, rsp_cap */
-    uint32_t rsp_cap, rsp_head, rsp_count;
-    bool top_blocked, ctrl_blocked;
     /* --- control (flush / invalidate) --- */
-    uint8_t ctrl_state;     /* CTRL_* */
     mem_msg *ctrl_req;      /* the request being served */
     sim_port *ctrl_via;     /* port it came on and the answer goes back on */
     uint32_t ctrl_cursor;   /* next frame to write back */
-    /* --- wake-up for timed queues (no busy ticking) --- */
-    sim_event wake_ev;
-    mgs_time wake_time;
     /* --- fault injection (tests): drop every n-th write, 0 = never --- */
     uint32_t fault_drop_write_every;
     uint64_t fault_write_count;

@@ -285,10 +285,14 @@ static bool issue_chunks(dma_engine *d)
         uint64_t src = cmd->src + c->issued, dst = cmd->dst + c->issued;
         uint64_t k = d->cfg.chunk;
         uint64_t len = cmd->bytes - c->issued;
-        if (len > k - src % k)
+        /* Only device sides are cached, so only they bound a chunk: an
+        ** h2d from a misaligned host buffer still moves whole lines. */
+        if (cmd->src_space == DMA_SPACE_DEVICE && len > k - src % k)
             len = k - src % k;
-        if (len > k - dst % k)
+        if (cmd->dst_space == DMA_SPACE_DEVICE && len > k - dst % k)
             len = k - dst % k;
+        if (len > k)
+            len = k;
         uint32_t si = d->free_slots[--d->nfree_slots];
         dma_slot *s = &d->slots[si];
         mem_msg *m = mem_msg_alloc(d->pool, MEM_READ);

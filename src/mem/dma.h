@@ -15,8 +15,9 @@
 **            carries the writes/reads to the peer GPU over the network
 **
 ** Model. A copy is split into chunks of at most cfg.chunk bytes that never
-** cross a chunk-aligned boundary of the source or the destination (caches
-** require requests within one line). Each chunk is a read of the source
+** cross a chunk-aligned boundary of a device-side source or destination
+** (caches require requests within one line; host memory is not cached
+** here, so a misaligned host buffer does not split chunks). Each chunk is a read of the source
 ** space followed, when its data arrives, by a write of those bytes to the
 ** destination space; at most max_inflight chunks are in flight and
 ** chunks_per_cycle new ones start per cycle. Copies are started in the

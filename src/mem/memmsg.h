@@ -83,6 +83,14 @@ typedef struct mem_msg {
     uint64_t atomic_src;   /* ATOMIC: operand */
     uint64_t atomic_cmp;   /* ATOMIC: compare value (cmpswap) */
     mgs_time issue_time;   /* ps: when the requester issued it (latency) */
+    sim_port *reply_to;    /* request: where responses go (NULL: base.src).
+                              A translator that forwards a request in place
+                              sets it to the requester's port, so the answer
+                              skips the translator, as in hardware. */
+    uint64_t vaddr;        /* request: the requester's own address; a
+                              translator replaces addr, never vaddr */
+    /* Everything above is zeroed by mem_msg_alloc; data is not (it is
+    ** 128 bytes, and every writer fills the bytes it declares in size). */
     uint8_t data[MEM_LINE_MAX];
 } mem_msg;
 
@@ -93,16 +101,17 @@ typedef struct mem_pool mem_pool;
 mem_pool *mem_pool_new(void);
 /* Fails (assert) if messages are still out: every message must come back. */
 void mem_pool_free(mem_pool *p);
-/* A zeroed message of the given type, except mask = all ones (a write
-** covers its whole access unless a mask is set). Never fails (grows by
-** slabs). */
+/* A message of the given type with every field zeroed except mask = all
+** ones (a write covers its whole access unless a mask is set) and data
+** (undefined until written). Never fails (grows by slabs). */
 mem_msg *mem_msg_alloc(mem_pool *p, mem_msg_type type);
 void mem_msg_release(mem_pool *p, mem_msg *m);
 uint64_t mem_pool_outstanding(const mem_pool *p);
 
 /* A response to req (type READ_RSP/WRITE_RSP/ATOMIC_RSP/CTRL_RSP/XLATE_RSP
-** chosen from req's type), addressed to req->base.src, with addr, size,
-** flags, pid, gpu, origin, issue_time copied and rsp->req = req. */
+** chosen from req's type), addressed to req->reply_to or else
+** req->base.src, with addr, vaddr, size, flags, pid, gpu, origin,
+** issue_time copied and rsp->req = req. */
 mem_msg *mem_msg_response(mem_pool *p, const mem_msg *req);
 
 /* Where a component sends a request for an address: the lower-level port

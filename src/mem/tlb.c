@@ -25,31 +25,13 @@
 ** translated address of the request's own address (page base + offset).
 */
 #include "mem/tlb.h"
+#include "mem/tlb_core.h"
 
 #include <assert.h>
 #include <stdlib.h>
 
 #include "mgsim/errors.h"
 #include "util/xmalloc.h"
-
-#define TLB_MSHR_WAITERS 32u  /* requests merged into one MSHR */
-
-typedef struct tlb_entry {
-    bool valid;
-    uint32_t pid;
-    uint64_t vpn;
-    uint64_t ppage;        /* physical page base */
-    uint64_t lru;          /* last use stamp: smallest = least recent */
-} tlb_entry;
-
-typedef struct tlb_mshr {
-    bool used, sent, stale;
-    uint32_t pid;
-    uint64_t vpn;
-    mem_msg *down;         /* our MEM_XLATE to the level below (owned) */
-    uint32_t nwait;
-    mem_msg *wait[TLB_MSHR_WAITERS]; /* requests (borrowed) */
-} tlb_mshr;
 
 typedef struct tlb_out {
     mem_msg *rsp;          /* owned until sent */
@@ -63,14 +45,10 @@ struct tlb {
     mem_pool *pool;
     mem_route route;
     bool has_route;
-    tlb_entry *entries;    /* sets * ways, set-major */
-    tlb_mshr *mshrs;
+    tlb_core core;         /* tags, MSHRs */
     tlb_out *out;          /* ring of responses, due times nondecreasing */
     uint32_t out_cap, out_head, out_count;
     mem_msg *ctrl_rsp;     /* a refused MEM_CTRL_RSP */
-    uint64_t stamp;
-    uint32_t unsent;       /* MSHRs whose MEM_XLATE is not sent yet */
-    uint32_t page_shift;
     stat_counter *hits, *misses, *mshr_merges, *evictions, *shootdowns;
     stat_counter own[5];
 };
@@ -107,40 +85,6 @@ int tlb_config_validate(const tlb_config *c)
     return MGS_OK;
 }
 
-/* ---- tags ------------------------------------------------------------- */
-
-static tlb_entry *set_of(tlb *t, uint64_t vpn)
-{
-    return &t->entries[(vpn % t->cfg.sets) * t->cfg.ways];
-}
-
-static tlb_entry *lookup(tlb *t, uint32_t pid, uint64_t vpn)
-{
-    tlb_entry *s = set_of(t, vpn);
-    for (uint32_t w = 0; w < t->cfg.ways; w++)
-        if (s[w].valid && s[w].vpn == vpn && s[w].pid == pid)
-            return &s[w];
-    return NULL;
-}
-
-static void install(tlb *t, uint32_t pid, uint64_t vpn, uint64_t ppage)
-{
-    if (lookup(t, pid, vpn))
-        return;
-    tlb_entry *s = set_of(t, vpn), *victim = &s[0];
-    for (uint32_t w = 0; w < t->cfg.ways; w++) {
-        if (!s[w].valid) {
-            victim = &s[w];
-            break;
-        }
-        if (s[w].lru < victim->lru)
-            victim = &s[w];
-    }
-    if (victim->valid)
-        stat_inc(t->evictions);
-    *victim = (tlb_entry){true, pid, vpn, ppage, ++t->stamp};
-}
-
 /* ---- tick stages ------------------------------------------------------ */
 
 static bool out_push(tlb *t, mem_msg *rsp, mgs_time due)
@@ -173,53 +117,15 @@ static bool tlb_fill(tlb *t, mgs_time now)
         port_retrieve(&t->bottom);
         bool fault = m->flags & MEM_F_FAULT;
         uint64_t ppage = m->paddr & ~(uint64_t)(t->cfg.page_bytes - 1);
-        if (!fault && !h->stale)
-            install(t, h->pid, h->vpn, ppage);
+        if (!fault && !h->stale &&
+            tlb_core_install(&t->core, h->pid, h->vpn, ppage))
+            stat_inc(t->evictions);
         for (uint32_t i = 0; i < h->nwait; i++)
             out_push(t, answer(t, h->wait[i], ppage, fault), now);
         mem_msg_release(t->pool, h->down);
         mem_msg_release(t->pool, m);
-        h->used = false;
+        tlb_core_mshr_done(h);
         progress = true;
-    }
-    return progress;
-}
-
-static bool tlb_shootdown(tlb *t)
-{
-    if (t->ctrl_rsp) {
-        if (port_send(&t->ctrl, &t->ctrl_rsp->base) != MGS_OK)
-            return false;
-        t->ctrl_rsp = NULL;
-    }
-    bool progress = false;
-    mem_msg *m;
-    while ((m = (mem_msg *)port_retrieve(&t->ctrl))) {
-        if (m->base.type == MEM_INVALIDATE || m->base.type == MEM_FLUSH) {
-            uint64_t lo = m->addr >> t->page_shift;
-            uint64_t hi = m->size ? (m->addr + m->size - 1) >> t->page_shift
-                                  : 0;
-            uint32_t n = t->cfg.sets * t->cfg.ways;
-            for (uint32_t i = 0; i < n; i++) {
-                tlb_entry *e = &t->entries[i];
-                if (!m->size || (e->pid == m->pid && e->vpn >= lo &&
-                                 e->vpn <= hi))
-                    e->valid = false;
-            }
-            for (uint32_t i = 0; i < t->cfg.mshr_entries; i++) {
-                tlb_mshr *h = &t->mshrs[i];
-                if (h->used && (!m->size || (h->pid == m->pid &&
-                                             h->vpn >= lo && h->vpn <= hi)))
-                    h->stale = true;
-            }
-            stat_inc(t->shootdowns);
-        }
-        progress = true;
-        mem_msg *r = mem_msg_response(t->pool, m);
-        if (port_send(&t->ctrl, &r->base) != MGS_OK) {
-            t->ctrl_rsp = r;
-            break;
-        }
     }
     return progress;
 }
@@ -237,19 +143,6 @@ static bool tlb_send_due(tlb *t, mgs_time now)
     return progress;
 }
 
-static tlb_mshr *mshr_find(tlb *t, uint32_t pid, uint64_t vpn, bool alloc)
-{
-    tlb_mshr *free_one = NULL;
-    for (uint32_t i = 0; i < t->cfg.mshr_entries; i++) {
-        tlb_mshr *h = &t->mshrs[i];
-        if (h->used && !h->stale && h->pid == pid && h->vpn == vpn)
-            return h;
-        if (!h->used && !free_one)
-            free_one = h;
-    }
-    return alloc ? free_one : NULL;
-}
-
 static bool tlb_lookup(tlb *t, mgs_time now)
 {
     bool progress = false;
@@ -257,57 +150,24 @@ static bool tlb_lookup(tlb *t, mgs_time now)
         mem_msg *m = (mem_msg *)port_peek(&t->top);
         if (!m || t->out_count == t->out_cap)
             break;
-        uint64_t vpn = m->addr >> t->page_shift;
-        tlb_entry *e = lookup(t, m->pid, vpn);
+        uint64_t vpn = m->addr >> t->core.page_shift;
+        tlb_entry *e = tlb_core_lookup(&t->core, m->pid, vpn);
         if (e) {
             port_retrieve(&t->top);
-            e->lru = ++t->stamp;
+            tlb_core_touch(&t->core, e);
             stat_inc(t->hits);
             out_push(t, answer(t, m, e->ppage, false),
                      now + (mgs_time)t->cfg.hit_latency * t->cfg.period);
             progress = true;
             continue;
         }
-        tlb_mshr *h = mshr_find(t, m->pid, vpn, false);
-        if (h) {
-            if (h->nwait == TLB_MSHR_WAITERS)
-                break;
-            stat_inc(t->mshr_merges);
-        } else {
-            h = mshr_find(t, m->pid, vpn, true);
-            if (!h)
-                break; /* all MSHRs busy: back-pressure */
-            *h = (tlb_mshr){.used = true, .pid = m->pid, .vpn = vpn};
-            h->down = mem_msg_alloc(t->pool, MEM_XLATE);
-            h->down->addr = vpn << t->page_shift;
-            h->down->pid = m->pid;
-            h->down->gpu = m->gpu;
-            h->down->origin = h;
-            h->down->issue_time = now;
-            h->down->base.bytes = 8;
-            t->unsent++;
-        }
+        bool merged;
+        if (!tlb_core_miss(&t->core, t->pool, m, vpn, now, &merged))
+            break; /* back-pressure: the request stays in the port */
         port_retrieve(&t->top);
+        if (merged)
+            stat_inc(t->mshr_merges);
         stat_inc(t->misses);
-        h->wait[h->nwait++] = m;
-        progress = true;
-    }
-    return progress;
-}
-
-static bool tlb_send_down(tlb *t)
-{
-    bool progress = false;
-    for (uint32_t i = 0; t->unsent && i < t->cfg.mshr_entries; i++) {
-        tlb_mshr *h = &t->mshrs[i];
-        if (!h->used || h->sent)
-            continue;
-        assert(t->has_route && "tlb: no route to the level below");
-        h->down->base.dst = mem_route_lookup(&t->route, h->down->addr);
-        if (port_send(&t->bottom, &h->down->base) != MGS_OK)
-            break;
-        h->sent = true;
-        t->unsent--;
         progress = true;
     }
     return progress;
@@ -318,10 +178,14 @@ static bool tlb_tick(sim_comp *c)
     tlb *t = (tlb *)c;
     mgs_time now = eng_now(c->eng);
     bool progress = tlb_fill(t, now);
-    progress |= tlb_shootdown(t);
+    progress |= tlb_core_ctrl_step(&t->core, &t->ctrl, t->pool, &t->ctrl_rsp,
+                                   t->shootdowns);
     progress |= tlb_send_due(t, now);
     progress |= tlb_lookup(t, now);
-    progress |= tlb_send_down(t);
+    if (t->core.unsent) {
+        assert(t->has_route && "tlb: no route to the level below");
+        progress |= tlb_core_send_down(&t->core, &t->bottom, &t->route);
+    }
     /* Responses waiting for their hit latency need future ticks. */
     return progress || (t->out_count && t->out[t->out_head].due > now);
 }
@@ -329,12 +193,7 @@ static bool tlb_tick(sim_comp *c)
 static bool tlb_busy(const sim_comp *c)
 {
     const tlb *t = (const tlb *)c;
-    if (t->out_count || t->ctrl_rsp)
-        return true;
-    for (uint32_t i = 0; i < t->cfg.mshr_entries; i++)
-        if (t->mshrs[i].used)
-            return true;
-    return false;
+    return t->out_count || t->ctrl_rsp || tlb_core_busy(&t->core);
 }
 
 static const sim_comp_ops tlb_ops = {
@@ -352,11 +211,9 @@ tlb *tlb_new(sim_engine *eng, const char *name, const tlb_config *cfg,
     port_init(&t->top, &t->base, "top", cfg->top_buffer);
     port_init(&t->bottom, &t->base, "bottom", cfg->mshr_entries);
     port_init(&t->ctrl, &t->base, "ctrl", 2);
-    t->entries = MGS_NEW_ARRAY(tlb_entry, (size_t)cfg->sets * cfg->ways);
-    t->mshrs = MGS_NEW_ARRAY(tlb_mshr, cfg->mshr_entries);
+    tlb_core_init(&t->core, cfg);
     t->out_cap = cfg->width * (cfg->hit_latency + 1) + TLB_MSHR_WAITERS;
     t->out = MGS_NEW_ARRAY(tlb_out, t->out_cap);
-    t->page_shift = (uint32_t)__builtin_ctz(cfg->page_bytes);
     stat_counter **slots[] = {&t->hits, &t->misses, &t->mshr_merges,
                               &t->evictions, &t->shootdowns};
     static const char *const names[] = {"hits", "misses", "mshr_merges",
@@ -373,13 +230,9 @@ void tlb_free(tlb *t)
         return;
     for (uint32_t i = 0; i < t->out_count; i++)
         mem_msg_release(t->pool, t->out[(t->out_head + i) % t->out_cap].rsp);
-    for (uint32_t i = 0; i < t->cfg.mshr_entries; i++)
-        if (t->mshrs[i].used && !t->mshrs[i].sent)
-            mem_msg_release(t->pool, t->mshrs[i].down);
+    tlb_core_fini(&t->core, t->pool);
     mem_msg_release(t->pool, t->ctrl_rsp);
     free(t->out);
-    free(t->mshrs);
-    free(t->entries);
     port_fini(&t->ctrl);
     port_fini(&t->bottom);
     port_fini(&t->top);

@@ -11,13 +11,18 @@
 ** flushes a TLB (counted), answered with MEM_CTRL_RSP.
 **
 ** The address translator (xlat) sits between a requester and a cache that
-** works on physical addresses: it takes MEM_READ/WRITE/ATOMIC with virtual
-** addresses on top, translates each through its TLB port, forwards the
-** physical request (MEM_F_PHYS) to bottom, and relays the response back up
-** with the original virtual address restored. Bounded in flight.
+** works on physical addresses, with its own L1 TLB built in (as a CU's
+** UTCL1 sits in the address path): it takes MEM_READ/WRITE/ATOMIC with
+** virtual addresses on top, looks the page up in its TLB (hit: hit_latency
+** cycles; miss: an MSHR asks the L2 TLB through its tlb port), rewrites the
+** request in place (addr = physical, MEM_F_PHYS, vaddr keeps the
+** requester's address, reply_to = the requester's port) and forwards it to
+** bottom. The cache answers the requester directly; a translation fault is
+** answered by the translator. Shoot-down on its ctrl port as for a TLB.
 **
-** Statistics: tlb: hits, misses, mshr_merges, evictions, shootdowns;
-** mmu: walks, walk_latency (histogram), faults; xlat: translations.
+** Statistics: tlb and xlat: hits, misses, mshr_merges, evictions,
+** shootdowns; xlat also translations; mmu: walks, walk_latency
+** (histogram), faults.
 */
 #ifndef MGS_MEM_TLB_H
 #define MGS_MEM_TLB_H
@@ -53,9 +58,9 @@ typedef struct mmu_config {
 } mmu_config;
 
 typedef struct xlat_config {
-    uint32_t max_inflight;    /* requests being translated or forwarded */
+    uint32_t max_inflight;    /* requests held: waiting for a translation
+                                 or for their turn to leave */
     uint32_t top_buffer;
-    uint32_t page_bytes;
     mgs_time period;
 } xlat_config;
 
@@ -83,12 +88,15 @@ mmu *mmu_new(sim_engine *eng, const char *name, const mmu_config *cfg,
 void mmu_free(mmu *m);
 sim_port *mmu_top(mmu *m);
 
+/* tcfg: its L1 TLB (geometry, page size, hit latency, MSHRs, lookups per
+** cycle; top_buffer unused). */
 xlat *xlat_new(sim_engine *eng, const char *name, const xlat_config *cfg,
-               mem_pool *pool, stat_registry *stats);
+               const tlb_config *tcfg, mem_pool *pool, stat_registry *stats);
 void xlat_free(xlat *x);
-sim_port *xlat_top(xlat *x);      /* virtual requests in, responses out */
-sim_port *xlat_tlb(xlat *x);      /* to its TLB */
+sim_port *xlat_top(xlat *x);      /* virtual requests in, fault answers out */
+sim_port *xlat_tlb(xlat *x);      /* MEM_XLATE to the next TLB level */
 sim_port *xlat_bottom(xlat *x);   /* physical requests to the cache */
+sim_port *xlat_ctrl(xlat *x);     /* shoot-down (MEM_INVALIDATE) */
 void xlat_set_tlb_route(xlat *x, const mem_route *route);
 void xlat_set_route(xlat *x, const mem_route *route);
 

@@ -1,70 +1,77 @@
 /*
-** Address translator (tlb.h): virtual requests in on top, one MEM_XLATE
-** per request to the TLB, the physical request (MEM_F_PHYS) to bottom, the
-** response relayed up with the original virtual address (it is built from
-** the original request). A translation fault answers the original request
-** at once with MEM_F_FAULT.
+** Address translator with its L1 TLB built in (tlb.h).
 **
-** Slot life (max_inflight slots; requests stay in the top port when all are
-** taken, which is the back-pressure):
-**   FREE --xlat_accept--> SEND_X --port_send(tlb)--> WAIT_X
-**   WAIT_X --XLATE_RSP ok--> SEND_P --port_send(bottom)--> WAIT_P
-**   WAIT_X --XLATE_RSP fault--> SEND_UP (fault response)
-**   WAIT_P --response from below--> SEND_UP --port_send(top)--> FREE
-** Each SEND_* state is a FIFO of slots, sent in the order they became
-** ready, so two requests to one address leave in arrival order (their
-** translations return in order: the TLB answers one page in order).
-** Ticks only while some slot made progress; a refused send waits for the
-** port's notify_port_free. At most XLAT_WIDTH new requests per cycle.
-** MEM_FLUSH / MEM_INVALIDATE pass through untranslated (FREE -> SEND_P).
+** Why one component: in hardware the L1 TLB (UTCL1) sits in the address
+** path of the L1 cache; a hit costs its latency, not two network hops.
+** Modelling it as a separate component cost two messages and a TLB tick per
+** access, about a third of the shader array's traffic in the simulator,
+** for no change in what is modelled. The L2 TLB stays a tlb component.
+**
+** One tick (asleep when idle):
+**   1. fills: MEM_XLATE_RSP from the L2 TLB installs the page (unless the
+**      MSHR went stale in a shoot-down or the walk faulted); each waiting
+**      request is translated, or answered with MEM_F_FAULT [xlat_fill]
+**   2. ctrl: MEM_INVALIDATE / MEM_FLUSH empties the TLB (size 0) or the
+**      pages of pid in [addr, addr + size), marks matching MSHRs stale,
+**      answers MEM_CTRL_RSP                              [xlat_shootdown]
+**   3. the out queue sends every entry whose time came, in order
+**                                                       [xlat_send_due]
+**   4. up to tlb.width lookups: hit -> out queue, due now + hit_latency;
+**      miss -> merge into the page's MSHR or allocate one (stall, leaving
+**      the request in the top port, when none is free or max_inflight
+**      requests are held); control messages pass through untranslated
+**                                                       [xlat_lookup]
+**   5. new MSHRs send their MEM_XLATE to the L2 TLB     [xlat_send_down]
+**
+** A translated request is the requester's own message, rewritten in place:
+** addr = physical, MEM_F_PHYS, vaddr = the requester's address, reply_to =
+** the requester's port. So the cache answers the requester directly and
+** the translator keeps no state for it once it left.
+**
+** Invariants: held = out_count + requests waiting in MSHRs <= max_inflight
+** (so the out queue, max_inflight long, never overflows); out entries
+** leave in queue order (two requests to one address never reorder: a
+** page's requests either all hit or all wait in its one MSHR).
 */
 #include "mem/tlb.h"
 
 #include <assert.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "mem/tlb_core.h"
 #include "mgsim/errors.h"
 #include "util/xmalloc.h"
 
-#define XLAT_WIDTH 4u /* MGPUSim 2020: address translators take 4 per cycle */
-
-typedef enum xlat_state {
-    XS_FREE, XS_SEND_X, XS_WAIT_X, XS_SEND_P, XS_WAIT_P, XS_SEND_UP
-} xlat_state;
-
-typedef struct xlat_fifo {
-    uint32_t *idx;         /* ring of slot indices, max_inflight */
-    uint32_t head, count;
-} xlat_fifo;
-
-typedef struct xlat_slot {
-    xlat_state state;
-    mem_msg *req;          /* original (borrowed) */
-    mem_msg *out;          /* owned: XLATE, physical request or response */
-} xlat_slot;
+typedef struct xlat_out {
+    mem_msg *msg;          /* translated request, or a fault answer */
+    mgs_time due;
+    bool up;               /* fault answer: leaves through top */
+} xlat_out;
 
 struct xlat {
     sim_comp base;         /* first */
-    sim_port top, tlbp, bottom;
+    /* what every tick tests first */
+    uint32_t out_head, out_count;
+    uint32_t held;         /* out_count + requests waiting in MSHRs */
+    xlat_out *out;         /* ring, max_inflight entries */
+    mem_msg *ctrl_rsp;     /* a refused MEM_CTRL_RSP */
+    mgs_time hit_delay;    /* ps */
+    sim_port top, tlbp, bottom, ctrl;
     xlat_config cfg;
+    tlb_config tcfg;
     mem_pool *pool;
     mem_route tlb_route, route;
     bool has_tlb_route, has_route;
-    xlat_slot *slots;
-    uint32_t inflight;
-    xlat_fifo q_x, q_p, q_up; /* slots in SEND_X / SEND_P / SEND_UP */
-    uint32_t *free_slots;  /* stack of FREE slot indices */
-    uint32_t nfree;
-    stat_counter *translations;
-    stat_counter own;
+    tlb_core core;         /* its L1 TLB: tags, MSHRs */
+    stat_counter *translations, *hits, *misses, *mshr_merges, *evictions,
+        *shootdowns;
+    stat_counter own[6];
 };
 
 void xlat_config_default(xlat_config *c)
 {
     c->max_inflight = 64;     /* assumed: covers the L1's 16-64 MSHRs */
     c->top_buffer = 8;        /* assumed */
-    c->page_bytes = 4096;
     c->period = 1000;         /* seed 002 Table 5.1: 1 GHz */
 }
 
@@ -73,184 +80,126 @@ int xlat_config_validate(const xlat_config *c)
     if (c->max_inflight < 1 || c->top_buffer < 1)
         return mgs_error_set(MGS_ECONFIG, "xlat: max_inflight and "
                                           "top_buffer must be >= 1");
-    if (!c->page_bytes || (c->page_bytes & (c->page_bytes - 1)))
-        return mgs_error_set(MGS_ECONFIG,
-                             "xlat: page_bytes must be a power of two");
     if (c->period < 1)
         return mgs_error_set(MGS_ECONFIG, "xlat: period must be >= 1 ps");
     return MGS_OK;
 }
 
-/* The request forwarded below for slot s: the original's fields, at addr,
-** with extra flags; its responses come back with origin = s. */
-static mem_msg *forward_copy(xlat *x, xlat_slot *s, uint64_t addr,
-                             uint32_t flags)
+static void out_push(xlat *x, mem_msg *m, mgs_time due, bool up)
 {
-    const mem_msg *q = s->req;
-    mem_msg *p = mem_msg_alloc(x->pool, q->base.type);
-    p->base.bytes = q->base.bytes;
-    p->addr = addr;
-    p->size = q->size;
-    p->flags = q->flags | flags;
-    p->pid = q->pid;
-    p->gpu = q->gpu;
-    p->origin = s;
-    p->mask = q->mask;
-    p->atomic_op = q->atomic_op;
-    p->atomic_size = q->atomic_size;
-    p->atomic_src = q->atomic_src;
-    p->atomic_cmp = q->atomic_cmp;
-    p->issue_time = q->issue_time;
-    if (q->base.type == MEM_WRITE && q->size <= MEM_LINE_MAX)
-        memcpy(p->data, q->data, q->size);
-    return p;
+    assert(x->out_count < x->cfg.max_inflight);
+    uint32_t i = x->out_head + x->out_count++;
+    if (i >= x->cfg.max_inflight)
+        i -= x->cfg.max_inflight;
+    x->out[i] = (xlat_out){m, due, up};
 }
 
-/* Slot indices waiting to send in one direction, in the order they became
-** ready: the translator never reorders two requests to one address (their
-** translations come back in order from the TLB, which merges by page). */
-static void fifo_push(xlat_fifo *f, uint32_t cap, uint32_t slot)
+/* The request leaves as a physical one; its answer goes to the requester. */
+static void translate(xlat *x, mem_msg *q, uint64_t ppage, mgs_time due)
 {
-    assert(f->count < cap);
-    f->idx[(f->head + f->count++) % cap] = slot;
+    q->vaddr = q->addr;
+    q->addr = ppage | (q->addr & (x->tcfg.page_bytes - 1));
+    q->flags |= MEM_F_PHYS;
+    if (!q->reply_to)
+        q->reply_to = q->base.src;
+    stat_inc(x->translations);
+    out_push(x, q, due, false);
 }
 
-static void ready_to(xlat *x, xlat_slot *s, xlat_state st)
-{
-    s->state = st;
-    xlat_fifo *f = st == XS_SEND_X ? &x->q_x : st == XS_SEND_P ? &x->q_p
-                                                               : &x->q_up;
-    fifo_push(f, x->cfg.max_inflight, (uint32_t)(s - x->slots));
-}
-
-static bool from_tlb(xlat *x)
+static bool xlat_fill(xlat *x, mgs_time now)
 {
     bool progress = false;
-    mem_msg *r;
+    mem_msg *m;
     if (!port_occupancy(&x->tlbp))
-        return false; /* the common case: skip the call below */
-    while ((r = (mem_msg *)port_retrieve(&x->tlbp))) {
-        xlat_slot *s = r->origin;
-        assert(s->state == XS_WAIT_X);
-        stat_inc(x->translations);
-        if (r->flags & MEM_F_FAULT) {
-            mem_msg *up = mem_msg_response(x->pool, s->req);
-            up->flags |= MEM_F_FAULT;
-            s->out = up;
-            ready_to(x, s, XS_SEND_UP);
-        } else {
-            s->out = forward_copy(x, s, r->paddr, MEM_F_PHYS);
-            ready_to(x, s, XS_SEND_P);
-        }
-        mem_msg_release(x->pool, r->req);
-        mem_msg_release(x->pool, r);
-        progress = true;
-    }
-    return progress;
-}
-
-static bool from_bottom(xlat *x)
-{
-    bool progress = false;
-    mem_msg *r;
-    if (!port_occupancy(&x->bottom))
         return false;
-    while ((r = (mem_msg *)port_retrieve(&x->bottom))) {
-        xlat_slot *s = r->origin;
-        assert(s->state == XS_WAIT_P);
-        mem_msg *up = mem_msg_response(x->pool, s->req);
-        up->flags |= r->flags & MEM_F_FAULT;
-        uint32_t n = r->base.type == MEM_ATOMIC_RSP ? s->req->atomic_size
-                                                    : s->req->size;
-        if ((r->base.type == MEM_READ_RSP ||
-             r->base.type == MEM_ATOMIC_RSP) && n <= MEM_LINE_MAX)
-            memcpy(up->data, r->data, n);
-        mem_msg_release(x->pool, r->req);
-        mem_msg_release(x->pool, r);
-        s->out = up;
-        ready_to(x, s, XS_SEND_UP);
+    while ((m = (mem_msg *)port_retrieve(&x->tlbp))) {
+        tlb_mshr *h = m->origin;
+        bool fault = m->flags & MEM_F_FAULT;
+        uint64_t ppage = m->paddr & ~(uint64_t)(x->tcfg.page_bytes - 1);
+        if (!fault && !h->stale &&
+            tlb_core_install(&x->core, h->pid, h->vpn, ppage))
+            stat_inc(x->evictions);
+        for (uint32_t i = 0; i < h->nwait; i++) {
+            mem_msg *q = h->wait[i];
+            if (fault) {
+                mem_msg *r = mem_msg_response(x->pool, q);
+                r->flags |= MEM_F_FAULT;
+                out_push(x, r, now, true);
+            } else {
+                translate(x, q, ppage, now);
+            }
+        }
+        mem_msg_release(x->pool, h->down);
+        mem_msg_release(x->pool, m);
+        tlb_core_mshr_done(h);
         progress = true;
     }
     return progress;
 }
 
-/* Sends the heads of one FIFO through port p until one is refused (then
-** notify_port_free wakes the translator). */
-static bool send_fifo(xlat *x, xlat_fifo *f, sim_port *p,
-                      const mem_route *route)
+static bool xlat_send_due(xlat *x, mgs_time now)
 {
     bool progress = false;
-    while (f->count) {
-        uint32_t i = f->idx[f->head];
-        xlat_slot *s = &x->slots[i];
-        if (route)
-            s->out->base.dst = mem_route_lookup(route, s->out->addr);
-        if (port_send(p, &s->out->base) != MGS_OK)
-            break;
-        f->head = (f->head + 1) % x->cfg.max_inflight;
-        f->count--;
-        progress = true;
-        s->out = NULL; /* the receiver owns it now */
-        if (s->state == XS_SEND_X) {
-            s->state = XS_WAIT_X;
-        } else if (s->state == XS_SEND_P) {
-            s->state = XS_WAIT_P;
-        } else {
-            *s = (xlat_slot){XS_FREE, NULL, NULL};
-            x->free_slots[x->nfree++] = i;
-            x->inflight--;
+    while (x->out_count && x->out[x->out_head].due <= now) {
+        xlat_out *o = &x->out[x->out_head];
+        sim_port *p = &x->top;
+        if (!o->up) {
+            assert(x->has_route && "xlat: no route below");
+            o->msg->base.dst = mem_route_lookup(&x->route, o->msg->addr);
+            p = &x->bottom;
         }
+        if (port_send(p, &o->msg->base) != MGS_OK)
+            break; /* notify_port_free wakes us */
+        x->out_head = x->out_head + 1 == x->cfg.max_inflight
+                          ? 0 : x->out_head + 1;
+        x->out_count--;
+        x->held--;
+        progress = true;
     }
     return progress;
 }
 
-static bool sends(xlat *x)
-{
-    bool progress = x->q_up.count && send_fifo(x, &x->q_up, &x->top, NULL);
-    if (x->q_p.count) {
-        assert(x->has_route && "xlat: no route below");
-        progress |= send_fifo(x, &x->q_p, &x->bottom, &x->route);
-    }
-    if (x->q_x.count) {
-        assert(x->has_tlb_route && "xlat: no route to its TLB");
-        progress |= send_fifo(x, &x->q_x, &x->tlbp, &x->tlb_route);
-    }
-    return progress;
-}
-
-static bool xlat_accept(xlat *x)
+static bool xlat_lookup(xlat *x, mgs_time now)
 {
     bool progress = false;
     if (!port_occupancy(&x->top))
         return false;
-    mgs_time now = eng_now(x->base.eng);
-    for (uint32_t n = 0; n < XLAT_WIDTH && x->inflight < x->cfg.max_inflight;
-         n++) {
-        mem_msg *q = (mem_msg *)port_retrieve(&x->top);
-        if (!q)
+    for (uint32_t n = 0; n < x->tcfg.width; n++) {
+        mem_msg *q = (mem_msg *)port_peek(&x->top);
+        if (!q || x->held == x->cfg.max_inflight)
             break;
-        assert(x->nfree > 0);
-        xlat_slot *s = &x->slots[x->free_slots[--x->nfree]];
-        x->inflight++;
-        progress = true;
-        *s = (xlat_slot){XS_FREE, q, NULL};
         if (q->base.type != MEM_READ && q->base.type != MEM_WRITE &&
             q->base.type != MEM_ATOMIC) {
             /* Control (flush / invalidate) carries no address to
-            ** translate: pass it through. */
-            s->out = forward_copy(x, s, q->addr, 0);
-            ready_to(x, s, XS_SEND_P);
+            ** translate: pass it through; its answer skips us too. */
+            port_retrieve(&x->top);
+            if (!q->reply_to)
+                q->reply_to = q->base.src;
+            x->held++;
+            out_push(x, q, now, false);
+            progress = true;
             continue;
         }
-        mem_msg *t = mem_msg_alloc(x->pool, MEM_XLATE);
-        t->addr = q->addr;
-        t->pid = q->pid;
-        t->gpu = q->gpu;
-        t->origin = s;
-        t->issue_time = now;
-        t->base.bytes = 8;
-        s->out = t;
-        ready_to(x, s, XS_SEND_X);
+        uint64_t vpn = q->addr >> x->core.page_shift;
+        tlb_entry *e = tlb_core_lookup(&x->core, q->pid, vpn);
+        if (e) {
+            port_retrieve(&x->top);
+            tlb_core_touch(&x->core, e);
+            stat_inc(x->hits);
+            x->held++;
+            translate(x, q, e->ppage, now + x->hit_delay);
+            progress = true;
+            continue;
+        }
+        bool merged;
+        if (!tlb_core_miss(&x->core, x->pool, q, vpn, now, &merged))
+            break; /* back-pressure: the request stays in the port */
+        port_retrieve(&x->top);
+        if (merged)
+            stat_inc(x->mshr_merges);
+        stat_inc(x->misses);
+        x->held++;
+        progress = true;
     }
     return progress;
 }
@@ -258,16 +207,25 @@ static bool xlat_accept(xlat *x)
 static bool xlat_tick(sim_comp *c)
 {
     xlat *x = (xlat *)c;
-    bool progress = from_tlb(x);
-    progress |= from_bottom(x);
-    progress |= xlat_accept(x);
-    progress |= sends(x);
-    return progress;
+    mgs_time now = eng_now(c->eng);
+    bool progress = xlat_fill(x, now);
+    if (port_occupancy(&x->ctrl) || x->ctrl_rsp)
+        progress |= tlb_core_ctrl_step(&x->core, &x->ctrl, x->pool,
+                                       &x->ctrl_rsp, x->shootdowns);
+    progress |= xlat_send_due(x, now);
+    progress |= xlat_lookup(x, now);
+    if (x->core.unsent) {
+        assert(x->has_tlb_route && "xlat: no route to the next TLB");
+        progress |= tlb_core_send_down(&x->core, &x->tlbp, &x->tlb_route);
+    }
+    /* Requests waiting for their hit latency need future ticks. */
+    return progress || (x->out_count && x->out[x->out_head].due > now);
 }
 
 static bool xlat_busy(const sim_comp *c)
 {
-    return ((const xlat *)c)->inflight > 0;
+    const xlat *x = (const xlat *)c;
+    return x->held > 0 || x->ctrl_rsp;
 }
 
 static const sim_comp_ops xlat_ops = {
@@ -275,27 +233,31 @@ static const sim_comp_ops xlat_ops = {
 };
 
 xlat *xlat_new(sim_engine *eng, const char *name, const xlat_config *cfg,
-               mem_pool *pool, stat_registry *stats)
+               const tlb_config *tcfg, mem_pool *pool, stat_registry *stats)
 {
     assert(xlat_config_validate(cfg) == MGS_OK);
+    assert(tlb_config_validate(tcfg) == MGS_OK);
     xlat *x = MGS_NEW(xlat);
     x->cfg = *cfg;
+    x->tcfg = *tcfg;
     x->pool = pool;
     comp_init(&x->base, eng, &xlat_ops, name, cfg->period);
     port_init(&x->top, &x->base, "top", cfg->top_buffer);
-    port_init(&x->tlbp, &x->base, "tlb", cfg->max_inflight);
-    port_init(&x->bottom, &x->base, "bottom", cfg->max_inflight);
-    x->slots = MGS_NEW_ARRAY(xlat_slot, cfg->max_inflight);
-    x->free_slots = MGS_NEW_ARRAY(uint32_t, cfg->max_inflight);
-    x->q_x.idx = MGS_NEW_ARRAY(uint32_t, cfg->max_inflight);
-    x->q_p.idx = MGS_NEW_ARRAY(uint32_t, cfg->max_inflight);
-    x->q_up.idx = MGS_NEW_ARRAY(uint32_t, cfg->max_inflight);
-    /* Lowest index on top, so slots are used in a fixed order. */
-    for (uint32_t i = cfg->max_inflight; i-- > 0;)
-        x->free_slots[x->nfree++] = i;
-    x->translations = stats ? stat_counter_add(stats, name, "translations",
-                                               "count")
-                            : &x->own;
+    port_init(&x->tlbp, &x->base, "tlb", tcfg->mshr_entries);
+    port_init(&x->bottom, &x->base, "bottom", 1); /* receives nothing */
+    port_init(&x->ctrl, &x->base, "ctrl", 2);
+    tlb_core_init(&x->core, tcfg);
+    x->out = MGS_NEW_ARRAY(xlat_out, cfg->max_inflight);
+    x->hit_delay = (mgs_time)tcfg->hit_latency * cfg->period;
+    stat_counter **slots[] = {&x->translations, &x->hits, &x->misses,
+                              &x->mshr_merges, &x->evictions,
+                              &x->shootdowns};
+    static const char *const names[] = {"translations", "hits", "misses",
+                                        "mshr_merges", "evictions",
+                                        "shootdowns"};
+    for (size_t i = 0; i < 6; i++)
+        *slots[i] = stats ? stat_counter_add(stats, name, names[i], "count")
+                          : &x->own[i];
     return x;
 }
 
@@ -303,14 +265,17 @@ void xlat_free(xlat *x)
 {
     if (!x)
         return;
-    for (uint32_t i = 0; i < x->cfg.max_inflight; i++)
-        if (x->slots[i].out)
-            mem_msg_release(x->pool, x->slots[i].out);
-    free(x->free_slots);
-    free(x->q_x.idx);
-    free(x->q_p.idx);
-    free(x->q_up.idx);
-    free(x->slots);
+    /* Requests (out or waiting) belong to their requesters; only our own
+    ** messages are released here. */
+    for (uint32_t i = 0; i < x->out_count; i++) {
+        xlat_out *o = &x->out[(x->out_head + i) % x->cfg.max_inflight];
+        if (o->up)
+            mem_msg_release(x->pool, o->msg);
+    }
+    tlb_core_fini(&x->core, x->pool);
+    mem_msg_release(x->pool, x->ctrl_rsp);
+    free(x->out);
+    port_fini(&x->ctrl);
     port_fini(&x->bottom);
     port_fini(&x->tlbp);
     port_fini(&x->top);
@@ -321,6 +286,7 @@ void xlat_free(xlat *x)
 sim_port *xlat_top(xlat *x) { return &x->top; }
 sim_port *xlat_tlb(xlat *x) { return &x->tlbp; }
 sim_port *xlat_bottom(xlat *x) { return &x->bottom; }
+sim_port *xlat_ctrl(xlat *x) { return &x->ctrl; }
 
 void xlat_set_tlb_route(xlat *x, const mem_route *route)
 {

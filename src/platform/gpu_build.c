@@ -16,8 +16,7 @@
 /* Per shader array: the scalar and instruction paths it shares. */
 typedef struct gpu_sa {
     sim_conn *net;
-    xlat *xs, *xi;
-    tlb *ts, *ti;
+    xlat *xs, *xi;           /* translators with their L1 TLBs */
     cache *l1s, *l1i;
 } gpu_sa;
 
@@ -25,7 +24,6 @@ typedef struct gpu_sa {
 typedef struct gpu_cu {
     cu *cu;
     xlat *xv;
-    tlb *tv;
     cache *l1v;
 } gpu_cu;
 
@@ -135,7 +133,7 @@ void gpu_build_config_from(gpu_build_config *c, const mgs_config *k)
     c->l2_tlb.ways = (uint32_t)k->gpu_l2_tlb_ways;
     uint32_t page = (uint32_t)k->gpu_page_size;
     c->l1_tlb.page_bytes = c->l2_tlb.page_bytes = page;
-    c->xlat.page_bytes = c->mmu.page_bytes = page;
+    c->mmu.page_bytes = page;
     c->mem_bytes = k->platform_mem_per_gpu;
     c->l1v.hit_latency = (uint32_t)k->l1v_latency;
     c->l1v.mshr_entries = (uint32_t)k->l1v_mshrs;
@@ -240,43 +238,36 @@ typedef struct l1_path {
     char prefix[64];          /* "GPU[g].SA[s]" */
 } l1_path;
 
-/* One L1 of any kind with its address translator X<what> and L1 TLB
-** TLB<what>: translator top/tlb/bottom, TLB top and cache top on the SA
-** connection; TLB bottom on TLBNet; cache bottom on the crossbar; both
-** ctrl ports on CtrlNet and registered with the CP. */
+/* One L1 of any kind with its address translator X<what> (which holds the
+** L1 TLB): translator top/bottom and cache top on the SA connection (the
+** cache answers the requester directly); translator tlb port on TLBNet to
+** the L2 TLBs; cache bottom on the crossbar; both ctrl ports on CtrlNet and
+** registered with the CP. */
 static void build_l1_path(const l1_path *p, const char *what,
-                          const cache_config *ccfg, xlat **xo, tlb **to,
-                          cache **lo)
+                          const cache_config *ccfg, xlat **xo, cache **lo)
 {
     gpu_build *g = p->g;
     const gpu_build_config *c = &g->cfg;
     char n[128];
     NAME(n, "%s.X%s", p->prefix, what);
-    xlat *x = xlat_new(g->eng, n, &c->xlat, p->pool, p->st);
-    NAME(n, "%s.TLB%s", p->prefix, what);
-    tlb *t = tlb_new(g->eng, n, &c->l1_tlb, p->pool, p->st);
+    xlat *x = xlat_new(g->eng, n, &c->xlat, &c->l1_tlb, p->pool, p->st);
     NAME(n, "%s.%s", p->prefix, what);
     cache *l = cache_new(g->eng, n, ccfg, p->pool, p->st);
     conn_plug(p->net, xlat_top(x));
-    conn_plug(p->net, xlat_tlb(x));
     conn_plug(p->net, xlat_bottom(x));
-    conn_plug(p->net, tlb_top(t));
-    conn_plug(g->tlb_net, tlb_bottom(t));
+    conn_plug(g->tlb_net, xlat_tlb(x));
     conn_plug(p->net, cache_top(l));
     conn_plug(g->xbar, cache_bottom(l));
     conn_plug(g->ctrl_net, cache_ctrl(l));
-    conn_plug(g->ctrl_net, tlb_ctrl(t));
+    conn_plug(g->ctrl_net, xlat_ctrl(x));
     cp_add_l1(g->cp, cache_ctrl(l));
-    cp_add_tlb(g->cp, tlb_ctrl(t));
+    cp_add_tlb(g->cp, xlat_ctrl(x));
     mem_route r;
-    mem_route_single(&r, tlb_top(t));
-    xlat_set_tlb_route(x, &r);
     mem_route_single(&r, cache_top(l));
     xlat_set_route(x, &r);
-    tlb_set_route(t, p->to_l2tlb);
+    xlat_set_tlb_route(x, p->to_l2tlb);
     cache_set_route(l, p->to_l2);
     *xo = x;
-    *to = t;
     *lo = l;
 }
 
@@ -378,8 +369,8 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
         l1_path p = {.g = g, .net = sa->net, .pool = pool, .st = st,
                      .to_l2 = &to_l2, .to_l2tlb = &to_l2tlb};
         NAME(p.prefix, "GPU[%d].SA[%u]", gi, s);
-        build_l1_path(&p, "L1S", &c->l1s, &sa->xs, &sa->ts, &sa->l1s);
-        build_l1_path(&p, "L1I", &c->l1i, &sa->xi, &sa->ti, &sa->l1i);
+        build_l1_path(&p, "L1S", &c->l1s, &sa->xs, &sa->l1s);
+        build_l1_path(&p, "L1I", &c->l1i, &sa->xi, &sa->l1i);
         mem_route to_s, to_i;
         mem_route_single(&to_s, xlat_top(sa->xs));
         mem_route_single(&to_i, xlat_top(sa->xi));
@@ -388,7 +379,7 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
             gpu_cu *u = &g->cus[ci];
             char what[32];
             NAME(what, "L1V[%u]", k);
-            build_l1_path(&p, what, &c->l1v, &u->xv, &u->tv, &u->l1v);
+            build_l1_path(&p, what, &c->l1v, &u->xv, &u->l1v);
             NAME(n, "GPU[%d].SA[%u].CU[%u]", gi, s, k);
             u->cu = cu_new(eng, n, &c->cu, pool, st);
             conn_plug(sa->net, cu_vmem(u->cu));
@@ -414,15 +405,12 @@ void gpu_build_free(gpu_build *g)
     for (uint32_t i = 0; i < c->num_cus; i++) {
         cu_free(g->cus[i].cu);
         xlat_free(g->cus[i].xv);
-        tlb_free(g->cus[i].tv);
         cache_free(g->cus[i].l1v);
     }
     for (uint32_t s = 0; s < g->nsas; s++) {
         gpu_sa *sa = &g->sas[s];
         xlat_free(sa->xs);
         xlat_free(sa->xi);
-        tlb_free(sa->ts);
-        tlb_free(sa->ti);
         cache_free(sa->l1s);
         cache_free(sa->l1i);
         conn_free(sa->net);

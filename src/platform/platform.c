@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "mem/simplemem.h"
 #include "mgsim/errors.h"
 #include "noc/topo.h"
 #include "util/xmalloc.h"
@@ -30,6 +31,11 @@ struct platform {
     dram **stacks;            /* shared: N * C channels, global order */
     sim_port **stack_tops;
     uint32_t nstack_chans;
+    /* Host side (with_dma). */
+    dma_engine **dmas;        /* one per GPU model */
+    simplemem *host_mem;
+    noc_net *host_net;        /* == net when RDMA shares the PCIe tree */
+    sim_conn *dma_cmd;        /* driver <-> every DMA ctrl port */
 };
 
 static const char *const type_names[] = {"discrete", "unified", "monolithic",
@@ -54,6 +60,9 @@ void platform_config_default(platform_config *c)
     c->link_bw = 16000000000ull;         /* seed 002 Table 5.1 */
     c->link_latency = 100 * MGS_PS_PER_NS; /* assumed: docs/noc.md */
     c->sm_bandwidth = 1000000000000ull;  /* seed 000 §4.1: 1 TB/s */
+    c->with_dma = true;
+    /* assumed: a DDR4 host memory access, ~100 ns (docs/platforms.md) */
+    c->host_latency = 100 * MGS_PS_PER_NS;
 }
 
 void platform_config_from(platform_config *c, const mgs_config *k)
@@ -68,6 +77,8 @@ void platform_config_from(platform_config *c, const mgs_config *k)
     c->link_bw = k->platform_inter_gpu_bw;
     c->link_latency = k->platform_link_latency;
     c->sm_bandwidth = k->platform_sm_bandwidth;
+    c->with_dma = strcmp(k->platform_copy_timing, "instant") != 0;
+    c->host_latency = k->platform_host_latency;
 }
 
 /* The one GPU model of a monolithic platform: N x the resources. */
@@ -110,7 +121,8 @@ int platform_config_validate(const platform_config *c)
     if ((unsigned)c->type > PLATFORM_SHARED)
         return mgs_error_set(MGS_ECONFIG, "unknown platform type %d",
                              (int)c->type);
-    if (c->net == PLATFORM_NET_PCIE && !noc_pcie_bandwidth(c->pcie_version))
+    if ((c->net == PLATFORM_NET_PCIE || c->with_dma) &&
+        !noc_pcie_bandwidth(c->pcie_version))
         return mgs_error_set(MGS_ECONFIG, "platform.pcie_version = %d, must "
                              "be 3..6", c->pcie_version);
     if (c->type == PLATFORM_SHARED && c->ngpus > 1 &&
@@ -146,8 +158,10 @@ static int view_write(void *ud, uint64_t off, const void *src, size_t n)
 
 /* ---- networks ------------------------------------------------------ */
 
-/* Discrete / unified: the RDMA engines' outside ports on the network. */
-static void wire_rdma(platform *p, sim_engine *eng, stat_registry *st)
+/* Discrete / unified: the RDMA engines' outside ports on the network
+** (routes are computed by the caller, after the host side is attached). */
+static void wire_rdma(platform *p, sim_engine *eng, stat_registry *st,
+                      noc_topo *topo_out)
 {
     const platform_config *c = &p->cfg;
     noc_topo topo;
@@ -175,8 +189,7 @@ static void wire_rdma(platform *p, sim_engine *eng, stat_registry *st)
     }
     for (uint32_t i = 0; i < c->ngpus; i++)
         rdma_set_peers(gpu_build_rdma(p->gpus[i]), outs, c->ngpus);
-    if (noc_route_compute(p->net))
-        abort();
+    *topo_out = topo;
 }
 
 /* Shared: N memory stacks of C channels behind the switch complex. */
@@ -218,6 +231,93 @@ static void wire_shared(platform *p, sim_engine *eng, mem_pool *pool,
         abort();
 }
 
+/* ---- host side: DMA engines, host memory, PCIe ---------------------- */
+
+/* Chunks in flight that keep a DMA engine streaming at bandwidth bw over
+** a PCIe tree: twice the bandwidth-delay product of one chunk's round trip
+** to host memory (3 links and 2 switches each way plus the memory), so
+** the link, not the engine, limits a copy; at least the dma.h default. */
+static uint32_t dma_inflight_for(uint64_t bw, mgs_time rtt, uint32_t chunk)
+{
+    uint64_t bytes = (uint64_t)((double)bw * (double)rtt * 1e-12);
+    uint64_t n = 2 * bytes / chunk + 16;
+    return n < 128 ? 128 : n > 4096 ? 4096 : (uint32_t)n;
+}
+
+/* DMA engines on every GPU model's crossbar, their host ports and host
+** memory on a PCIe tree (topo: the RDMA tree to share, or NULL to build a
+** HostPCIe tree of its own), their ctrl ports on one command connection. */
+static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
+                     stat_registry *st, const noc_topo *shared_topo)
+{
+    const platform_config *c = &p->cfg;
+    uint32_t n = p->ngpu_models;
+    noc_pcie_cfg pc;
+    noc_pcie_cfg_default(&pc, c->pcie_version, n);
+    noc_topo own, topo;
+    if (shared_topo) {
+        p->host_net = p->net;
+        topo = *shared_topo;
+    } else {
+        p->host_net = noc_net_new(eng, "HostPCIe", st, 16);
+        if (noc_build_pcie(p->host_net, &pc, &own))
+            abort();          /* validated: version 3..6 */
+        topo = own;
+    }
+    simplemem_config hc;
+    simplemem_config_default(&hc);
+    hc.period = c->gpu.period;
+    hc.latency = (uint32_t)((c->host_latency + hc.period - 1) / hc.period);
+    /* assumed: host memory is never the bottleneck of a copy (DDR4/5
+    ** sustains far more than one x16 link): up to 8 requests per cycle,
+    ** enough answers queued to cover its latency. */
+    hc.requests_per_cycle = 8;
+    hc.queue = 8 * (hc.latency + 1) + 64;
+    hc.buffer = 64;
+    mem_backing hb;
+    dma_host_backing(&hb);
+    p->host_mem = simplemem_new(eng, "Host.Memory", &hc, pool, &hb, st);
+    noc_attach(p->host_net, simplemem_port(p->host_mem), topo.host);
+    mem_route to_host;
+    mem_route_single(&to_host, simplemem_port(p->host_mem));
+
+    sim_conn_config cc;
+    conn_config_default(&cc);
+    cc.period = c->gpu.period;
+    conn_config_set_latency_cycles(&cc, 1);
+    p->dma_cmd = conn_new(eng, "DMACmd", &cc, st);
+    mgs_time rtt = 2 * (3 * pc.link_latency + 2 * pc.switch_latency) +
+                   c->host_latency;
+    p->dmas = mgs_xcalloc(n, sizeof *p->dmas);
+    for (uint32_t i = 0; i < n; i++) {
+        gpu_build *g = p->gpus[i];
+        dma_config dc;
+        dma_config_default(&dc);
+        /* A request never spans two cache lines. */
+        dc.chunk = c->gpu.l2.line < MEM_LINE_MAX ? c->gpu.l2.line
+                                                 : MEM_LINE_MAX;
+        dc.max_inflight = dma_inflight_for(noc_pcie_bandwidth(c->pcie_version),
+                                           rtt, dc.chunk);
+        /* assumed: 2 chunks per cycle (128 B/cycle at 1 GHz) stays ahead
+        ** of PCIe 6.0 x16 (128 GB/s) */
+        dc.chunks_per_cycle = 2;
+        dc.gpu = (int32_t)i;
+        dc.period = c->gpu.period;
+        char name[32];
+        snprintf(name, sizeof name, "GPU[%u].DMA", i);
+        p->dmas[i] = dma_new(eng, name, &dc, pool, st);
+        conn_plug(p->dma_cmd, dma_ctrl(p->dmas[i]));
+        conn_plug(gpu_build_xbar(g), dma_device(p->dmas[i]));
+        noc_attach(p->host_net, dma_host(p->dmas[i]), topo.gpu[i]);
+        mem_route dev;
+        gpu_build_l1_route(g, &dev);
+        dma_set_device_route(p->dmas[i], &dev);
+        dma_set_host_route(p->dmas[i], &to_host);
+    }
+    if (!shared_topo && noc_route_compute(p->host_net))
+        abort();
+}
+
 /* ---- lifecycle ----------------------------------------------------- */
 
 platform *platform_new(sim_engine *eng, const platform_config *cfg,
@@ -240,10 +340,18 @@ platform *platform_new(sim_engine *eng, const platform_config *cfg,
                                        .ud = &p->views[i]};
         p->gpus[i] = gpu_build_new(eng, &g, pool, st, &p->backings[i], pt);
     }
+    bool rdma = c->ngpus > 1 && c->type != PLATFORM_MONOLITHIC &&
+                c->type != PLATFORM_SHARED;
+    noc_topo topo;
     if (c->ngpus > 1 && c->type == PLATFORM_SHARED)
         wire_shared(p, eng, pool, st, backing);
-    else if (c->ngpus > 1 && c->type != PLATFORM_MONOLITHIC)
-        wire_rdma(p, eng, st);
+    else if (rdma)
+        wire_rdma(p, eng, st, &topo);
+    if (c->with_dma)
+        wire_dma(p, eng, pool, st,
+                 rdma && c->net == PLATFORM_NET_PCIE ? &topo : NULL);
+    if (rdma && noc_route_compute(p->net))
+        abort();
     return p;
 }
 
@@ -255,6 +363,15 @@ void platform_free(platform *p)
         gpu_build_free(p->gpus[i]);
     for (uint32_t k = 0; k < p->nstack_chans; k++)
         dram_free(p->stacks[k]);
+    for (uint32_t i = 0; p->dmas && i < p->ngpu_models; i++)
+        dma_free(p->dmas[i]);
+    free(p->dmas);
+    if (p->dma_cmd)
+        conn_free(p->dma_cmd);
+    if (p->host_mem)
+        simplemem_free(p->host_mem);
+    if (p->host_net != p->net)
+        noc_net_free(p->host_net);
     noc_net_free(p->net);
     free(p->stacks);
     free(p->stack_tops);
@@ -290,3 +407,16 @@ uint64_t platform_wf_insts(const platform *p)
         n += gpu_build_wf_insts(p->gpus[i]);
     return n;
 }
+
+dma_engine *platform_dma(platform *p, uint32_t i)
+{
+    return p->dmas && i < p->ngpu_models ? p->dmas[i] : NULL;
+}
+
+void platform_plug_dma_driver(platform *p, sim_port *driver_port)
+{
+    if (p->dma_cmd)
+        conn_plug(p->dma_cmd, driver_port);
+}
+
+noc_net *platform_host_net(platform *p) { return p->host_net; }

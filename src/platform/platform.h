@@ -20,6 +20,17 @@
 **               (paddr / 4 KB) % (N * C), stack k % N, channel k / N of it).
 **
 ** With N = 1 every type is the lone GPU of gpu_build (no RDMA, no network).
+**
+** Host side (with_dma, the default): every GPU model has a DMA engine
+** (src/mem/dma.h, "GPU[i].DMA") for the driver's copies. Its device port
+** sits on the GPU's crossbar with the L1s' route (local L2 banks, and the
+** RDMA engine for remote addresses), its host port on a PCIe tree
+** (pcie_version) whose Host endpoint holds host memory: a simplemem over
+** dma_host_backing() ("Host.Memory", host_latency). Discrete and unified
+** platforms on a PCIe tree share that tree with RDMA; every other case
+** (1 GPU, all-to-all links, shared, monolithic) gets its own "HostPCIe"
+** tree. The driver's command port joins every engine's ctrl port on one
+** connection (platform_plug_dma_driver).
 ** The backing given to platform_new takes global physical addresses; each
 ** discrete GPU's DRAM channels see offsets from their GPU's base, so the
 ** platform hands them a small adaptor (owned) that adds the base back.
@@ -33,6 +44,7 @@
 
 #include <stdint.h>
 
+#include "mem/dma.h"
 #include "noc/noc.h"
 #include "platform/gpu_build.h"
 
@@ -59,6 +71,8 @@ typedef struct platform_config {
     uint64_t link_bw;         /* bytes/s per direction (links) */
     mgs_time link_latency;    /* ps (links) */
     uint64_t sm_bandwidth;    /* shared: total L2-to-memory bytes/s */
+    bool with_dma;            /* DMA engines, host memory, host PCIe */
+    mgs_time host_latency;    /* host memory access, ps */
 } platform_config;
 
 /* One R9 Nano, discrete, PCIe 3.0 (seed 002 Table 5.1). */
@@ -88,5 +102,14 @@ uint32_t platform_gpu_of(const platform *p, int gpu);
 /* The inter-GPU / memory network, NULL when there is none. */
 noc_net *platform_net_of(platform *p);
 uint64_t platform_wf_insts(const platform *p);
+
+/* GPU model i's DMA engine (NULL without with_dma or for a bad index). */
+dma_engine *platform_dma(platform *p, uint32_t i);
+/* Plugs the driver's command port into the connection of every DMA
+** engine's ctrl port (with_dma only). */
+void platform_plug_dma_driver(platform *p, sim_port *driver_port);
+/* The network carrying host traffic (the PCIe tree; NULL without
+** with_dma): platform_net_of(p) itself when RDMA shares it. */
+noc_net *platform_host_net(platform *p);
 
 #endif

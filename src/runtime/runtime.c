@@ -27,6 +27,18 @@
 ** platform.concurrent_launches is set, a launch synchronises at once (the
 ** semantics the workloads are written for).
 **
+** Copies (h2d, d2h, d2d) in timing mode with platform.copy_timing = dma
+** (the default) are simulated: the platform model is built before the
+** first copy if no launch built it yet, and mgs_timing_copy (timing.h)
+** moves the bytes with the GPUs' DMA engines over PCIe / RDMA; their time
+** adds to totals.copy_time_ps, kept apart from the kernels' sim_time_ps.
+** An overlapping d2d (memmove) bounces through a host buffer, 64 KiB at a
+** time, as a d2h then an h2d. memset stays instant in every mode (it acts
+** on the backing store between operations, when no cache holds data - a
+** documented simplification: a real runtime runs a fill kernel or a DMA
+** fill). With copy_timing = instant, or in emu mode, copies act on the
+** backing store directly and take no simulated time.
+**
 ** Kernels are pre-decoded once, when mgs_module_kernel first returns them.
 ** Ownership: the runtime owns modules; a module owns its kernels.
 */
@@ -76,6 +88,16 @@ struct mgs_rt {
 
 /* Timing mode: waits for every posted launch (no-op otherwise). */
 static int timing_sync(mgs_rt *rt);
+/* Timing mode: builds the platform model if it does not exist yet. */
+static int timing_ensure(mgs_rt *rt);
+
+/* Whether copies go through the DMA engines (timing, copy_timing = dma). */
+static bool copies_timed(const mgs_rt *rt)
+{
+    return rt->opt.mode == MGS_MODE_TIMING &&
+           (!rt->opt.config ||
+            strcmp(rt->opt.config->platform_copy_timing, "instant"));
+}
 
 void mgs_rt_options_default(mgs_rt_options *o)
 {
@@ -153,9 +175,10 @@ int mgs_malloc(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out)
     return mgs_devmem_alloc_range(&rt->mem, gpu, size, out);
 }
 
-/* Memory operations act on device memory directly, so in timing mode
-** they first wait for the launches in flight (a real runtime's copies on
-** the default stream wait the same way). */
+/* Memory operations act on device memory (directly, or through the DMA
+** engines for timed copies), so in timing mode they first wait for the
+** launches in flight (a real runtime's copies on the default stream wait
+** the same way). */
 
 int mgs_free(mgs_rt *rt, mgs_dptr p)
 {
@@ -163,16 +186,70 @@ int mgs_free(mgs_rt *rt, mgs_dptr p)
     return rc ? rc : mgs_devmem_free_range(&rt->mem, p);
 }
 
+/* One timed copy through the DMA engines (timing.h). */
+static int timed_copy(mgs_rt *rt, mgs_timing_copy_kind kind, uint64_t dst,
+                      uint64_t src, size_t n)
+{
+    int rc = timing_ensure(rt);
+    if (rc)
+        return rc;
+    mgs_timing_copy_result r;
+    rc = mgs_timing_copy(rt->timing, kind, dst, src, n, &r);
+    rt->totals.copy_time_ps += r.time;
+    return rc;
+}
+
+static void count_copy(mgs_rt *rt, size_t n)
+{
+    rt->totals.copies++;
+    rt->totals.copy_bytes += n;
+}
+
 int mgs_memcpy_h2d(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n)
 {
     int rc = timing_sync(rt);
-    return rc ? rc : mgs_devmem_write(&rt->mem, dst, src, n);
+    if (rc)
+        return rc;
+    rc = copies_timed(rt) ? timed_copy(rt, MGS_TIMING_H2D, dst,
+                                       (uint64_t)(uintptr_t)src, n)
+                          : mgs_devmem_write(&rt->mem, dst, src, n);
+    if (!rc)
+        count_copy(rt, n);
+    return rc;
 }
 
 int mgs_memcpy_d2h(mgs_rt *rt, void *dst, mgs_dptr src, size_t n)
 {
     int rc = timing_sync(rt);
-    return rc ? rc : mgs_devmem_read(&rt->mem, src, dst, n);
+    if (rc)
+        return rc;
+    rc = copies_timed(rt) ? timed_copy(rt, MGS_TIMING_D2H,
+                                       (uint64_t)(uintptr_t)dst, src, n)
+                          : mgs_devmem_read(&rt->mem, src, dst, n);
+    if (!rc)
+        count_copy(rt, n);
+    return rc;
+}
+
+/* Overlapping timed d2d (memmove): through a host bounce buffer, in the
+** order that never overwrites source bytes not yet read. */
+static int timed_move(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n)
+{
+    enum { BOUNCE = 64 * 1024 };
+    uint8_t *buf = mgs_xmalloc(BOUNCE);
+    bool backward = dst > src;
+    int rc = MGS_OK;
+    for (size_t done = 0; done < n && !rc;) {
+        size_t chunk = n - done < BOUNCE ? n - done : BOUNCE;
+        size_t at = backward ? n - done - chunk : done;
+        if (!(rc = timed_copy(rt, MGS_TIMING_D2H, (uint64_t)(uintptr_t)buf,
+                              src + at, chunk)))
+            rc = timed_copy(rt, MGS_TIMING_H2D, dst + at,
+                            (uint64_t)(uintptr_t)buf, chunk);
+        done += chunk;
+    }
+    free(buf);
+    return rc;
 }
 
 int mgs_memcpy_d2d(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n)
@@ -189,6 +266,14 @@ int mgs_memcpy_d2d(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n)
               (rc = mgs_devmem_read(&rt->mem, dst + n - 1, buf, 1)) ||
               (rc = mgs_devmem_read(&rt->mem, dst, buf, 1))))
         return rc;
+    bool overlap = dst < src + n && src < dst + n;
+    if (n && copies_timed(rt)) {
+        rc = overlap ? timed_move(rt, dst, src, n)
+                     : timed_copy(rt, MGS_TIMING_D2D, dst, src, n);
+        if (!rc)
+            count_copy(rt, n);
+        return rc;
+    }
     bool backward = dst > src && dst < src + n; /* overlapping: memmove */
     size_t done = 0;
     while (done < n) {
@@ -199,6 +284,7 @@ int mgs_memcpy_d2d(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n)
             return rc;
         done += chunk;
     }
+    count_copy(rt, n);
     return MGS_OK;
 }
 
@@ -421,8 +507,7 @@ static int timing_sync(mgs_rt *rt)
 ** (timing.h); gpu is the launch's target (MGS_GPU_ALL spreads it over
 ** every GPU). Launches on different GPUs run concurrently until the next
 ** synchronisation; bufs are kept until then. */
-static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
-                         const launch_bufs *bufs)
+static int timing_ensure(mgs_rt *rt)
 {
     if (!rt->timing) {
         platform_config pc;
@@ -442,7 +527,15 @@ static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
         if (rc)
             return rc;
     }
-    int rc;
+    return MGS_OK;
+}
+
+static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
+                         const launch_bufs *bufs)
+{
+    int rc = timing_ensure(rt);
+    if (rc)
+        return rc;
     if (mgs_timing_would_block(rt->timing, gpu) && (rc = timing_sync(rt)))
         return rc;
     if ((rc = mgs_timing_post(rt->timing, gpu, el)))

@@ -1,13 +1,17 @@
 /*
-** Timing-mode launch path (timing.h): driver component, device-memory
-** views, launch loop.
+** Timing-mode launch and copy paths (timing.h): driver component,
+** device-memory views, launch loop, DMA copies.
 **
 ** Invariants: revmap[g * pages_per_gpu + p] is a page-table index whose
 ** entry may be stale (the page was freed or remapped since); a lookup is
 ** valid only if that entry is live and maps GPU g's phys page p. Uploaded
 ** code stays mapped until mgs_timing_free. posted[i] is set from
 ** mgs_timing_post until the mgs_timing_sync that collects model i's
-** answer; the driver holds at most one launch per GPU model.
+** answer; the driver holds at most one launch per GPU model. Copy
+** commands (drv.cmds) exist only inside mgs_timing_copy, which runs with
+** nothing posted: launches and copies never share the engine run, so
+** drv.msg / launch[] may be reused for the post-copy flush. next_cmd[e]
+** only moves forward; cmds_done counts DONE answers of this copy.
 */
 #include "runtime/timing.h"
 
@@ -22,13 +26,23 @@
 #define TM_MAX_GPUS 16
 
 /* The driver: one port per GPU model's CP; sends the pending launches and
-** records the answers. */
+** records the answers. One port per DMA engine too: the copy commands of
+** the copy in progress (cmds, owned, stable while the engine runs) are sent
+** to their engine in order, each engine's stream on its own port so that a
+** busy engine never holds back another's commands. */
 typedef struct tm_driver {
     sim_comp base;            /* FIRST */
     uint32_t n;
     sim_port port[TM_MAX_GPUS];
     cp_msg msg[TM_MAX_GPUS];  /* the launch messages (owned) */
     bool to_send[TM_MAX_GPUS], done[TM_MAX_GPUS];
+    bool with_dma;
+    sim_port dma_port[TM_MAX_GPUS];
+    dma_msg *cmds;            /* [ncmds] */
+    uint8_t *cmd_model;       /* engine (GPU model) of each command */
+    size_t ncmds, cmd_cap;
+    size_t next_cmd[TM_MAX_GPUS]; /* next command index to look at */
+    size_t cmds_done;
 } tm_driver;
 
 typedef struct tm_code {
@@ -64,10 +78,34 @@ struct mgs_timing {
 
 /* ---- driver ---- */
 
+/* Sends engine e's next commands; takes its answers. */
+static bool drv_dma(tm_driver *d, uint32_t e)
+{
+    bool progress = false;
+    while (d->next_cmd[e] < d->ncmds) {
+        size_t k = d->next_cmd[e];
+        if (d->cmd_model[k] != e) {
+            d->next_cmd[e]++;
+            continue;
+        }
+        if (port_send(&d->dma_port[e], &d->cmds[k].base) != MGS_OK)
+            break;
+        d->next_cmd[e]++;
+        progress = true;
+    }
+    while (port_retrieve(&d->dma_port[e])) {
+        d->cmds_done++;
+        progress = true;
+    }
+    return progress;
+}
+
 static bool drv_tick(sim_comp *c)
 {
     tm_driver *d = (tm_driver *)c;
     bool progress = false;
+    for (uint32_t e = 0; d->with_dma && e < d->n; e++)
+        progress |= drv_dma(d, e);
     for (uint32_t i = 0; i < d->n; i++) {
         if (d->to_send[i] && port_send(&d->port[i], &d->msg[i].base) ==
                                  MGS_OK) {
@@ -86,7 +124,7 @@ static bool drv_busy(const sim_comp *c)
 {
     const tm_driver *d = (const tm_driver *)c;
     for (uint32_t i = 0; i < d->n; i++)
-        if (d->to_send[i])
+        if (d->to_send[i] || (d->with_dma && d->next_cmd[i] < d->ncmds))
             return true;
     return false;
 }
@@ -231,6 +269,13 @@ int mgs_timing_new_platform(const platform_config *pc0, mgs_devmem *mem,
         port_init(&d->port[i], &d->base, name, 4);
         gpu_build_plug_driver(platform_gpu(t->plat, i), &d->port[i]);
     }
+    d->with_dma = platform_dma(t->plat, 0) != NULL;
+    for (uint32_t i = 0; d->with_dma && i < d->n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "dma[%u]", i);
+        port_init(&d->dma_port[i], &d->base, name, 4);
+        platform_plug_dma_driver(t->plat, &d->dma_port[i]);
+    }
     *out = t;
     return MGS_OK;
 }
@@ -240,8 +285,13 @@ void mgs_timing_free(mgs_timing *t)
     if (!t)
         return;
     platform_free(t->plat);
-    for (uint32_t i = 0; i < t->drv.n; i++)
+    for (uint32_t i = 0; i < t->drv.n; i++) {
         port_fini(&t->drv.port[i]);
+        if (t->drv.with_dma)
+            port_fini(&t->drv.dma_port[i]);
+    }
+    free(t->drv.cmds);
+    free(t->drv.cmd_model);
     comp_fini(&t->drv.base);
     mem_pool_free(t->pool);
     eng_free(t->eng);
@@ -474,4 +524,158 @@ int mgs_timing_launch(mgs_timing *t, int gpu, const gcn_emu_launch *el,
     if (rc || (rc = mgs_timing_post(t, gpu, el)))
         return rc;
     return mgs_timing_sync(t, res);
+}
+
+/* ---- copies through the DMA engines ---- */
+
+bool mgs_timing_has_dma(const mgs_timing *t) { return t->drv.with_dma; }
+
+/* Physical address of device VA va; MGS_EFAULT (the devmem's message) if
+** it is not mapped. */
+static int dev_phys(mgs_timing *t, uint64_t va, uint64_t *pa, int *gpu)
+{
+    const mgs_devmem_pte *p = mgs_devmem_pte_of(t->mem, va);
+    if (!p || p->gpu < 0) {
+        uint8_t probe;
+        int rc = mgs_devmem_read(t->mem, va, &probe, 1);
+        return rc ? rc : mgs_error_set(MGS_EFAULT, "copy: device address "
+                                       "0x%llx is not mapped",
+                                       (unsigned long long)va);
+    }
+    *gpu = p->gpu;
+    return pt_translate(t, 0, va, pa);
+}
+
+/* A run at device address va: *len shrinks to the end of va's page;
+** *pa and *gpu receive its physical address and GPU. */
+static int dev_run(mgs_timing *t, uint64_t va, uint64_t *len, uint64_t *pa,
+                   int *gpu)
+{
+    uint64_t room = MGS_DEVMEM_PAGE_SIZE - (va & (MGS_DEVMEM_PAGE_SIZE - 1));
+    if (*len > room)
+        *len = room;
+    return dev_phys(t, va, pa, gpu);
+}
+
+/* Appends (or extends the last command of model e with) one run. */
+static void add_cmd(tm_driver *d, uint32_t e, dma_space ss, uint64_t src,
+                    dma_space ds, uint64_t dst, uint64_t len, uint32_t flags,
+                    sim_port *ctrl)
+{
+    for (size_t k = d->ncmds; k-- > 0;) {
+        if (d->cmd_model[k] != e)
+            continue;
+        dma_msg *m = &d->cmds[k];
+        if (m->flags == flags && m->src + m->bytes == src &&
+            m->dst + m->bytes == dst) {
+            m->bytes += len;
+            return;
+        }
+        break;
+    }
+    if (d->ncmds == d->cmd_cap) {
+        d->cmd_cap = d->cmd_cap ? 2 * d->cmd_cap : 64;
+        d->cmds = mgs_xrealloc(d->cmds, d->cmd_cap * sizeof *d->cmds);
+        d->cmd_model = mgs_xrealloc(d->cmd_model, d->cmd_cap);
+    }
+    dma_msg *m = &d->cmds[d->ncmds];
+    dma_msg_init(m, ss, src, ds, dst, len);
+    m->flags = flags;
+    m->base.dst = ctrl;
+    d->cmd_model[d->ncmds++] = (uint8_t)e;
+}
+
+/* An empty launch: the CP's invalidate and L2 flush + invalidate only. */
+static void prepare_flush(mgs_timing *t, uint32_t i)
+{
+    gpu_launch *l = &t->launch[i];
+    memset(l, 0, sizeof *l);
+    for (int k = 0; k < 3; k++)
+        l->num_groups[k] = 1;
+    l->total_groups = 1;
+    l->waves_per_group = 1;
+    l->vgprs_per_wave = 4;
+    l->sgprs_per_wave = 16;
+    l->wg_begin = l->wg_end = 1;   /* no work-group */
+}
+
+int mgs_timing_copy(mgs_timing *t, mgs_timing_copy_kind kind, uint64_t dst,
+                    uint64_t src, uint64_t n, mgs_timing_copy_result *res)
+{
+    memset(res, 0, sizeof *res);
+    tm_driver *d = &t->drv;
+    if (!d->with_dma)
+        return mgs_error_set(MGS_EINTERNAL, "timing: copy without DMA "
+                             "engines (platform.copy_timing = instant)");
+    if (t->nposted)
+        return mgs_error_set(MGS_EINTERNAL, "timing: copy while launches "
+                             "are posted (synchronise first)");
+    if (n == 0)
+        return MGS_OK;
+    bool src_dev = kind != MGS_TIMING_H2D, dst_dev = kind != MGS_TIMING_D2H;
+    bool touched[TM_MAX_GPUS] = {false};
+    d->ncmds = d->cmds_done = 0;
+    memset(d->next_cmd, 0, sizeof d->next_cmd);
+    /* Split into runs within one page of each device side (pages of a
+    ** buffer may be scattered, and MGS_GPU_ALL spreads them over GPUs);
+    ** physically contiguous runs of one engine merge into one command. */
+    for (uint64_t off = 0; off < n;) {
+        uint64_t len = n - off;
+        uint64_t s = src + off, dd = dst + off, spa = s, dpa = dd;
+        int sg = -1, dg = -1, rc;
+        if (src_dev && (rc = dev_run(t, s, &len, &spa, &sg)))
+            return rc;
+        if (dst_dev && (rc = dev_run(t, dd, &len, &dpa, &dg)))
+            return rc;
+        /* The engine of the GPU that owns the device side (peer: the
+        ** source's); the L2s it may leave lines in get flushed after. */
+        uint32_t e = platform_gpu_of(t->plat, src_dev ? sg : dg);
+        uint32_t flags = 0;
+        touched[e] = true;
+        if (src_dev && dst_dev && sg != dg) {
+            uint32_t de = platform_gpu_of(t->plat, dg);
+            if (de != e)
+                flags = DMA_F_PEER;
+            touched[de] = true;
+        }
+        add_cmd(d, e, src_dev ? DMA_SPACE_DEVICE : DMA_SPACE_HOST, spa,
+                dst_dev ? DMA_SPACE_DEVICE : DMA_SPACE_HOST, dpa, len, flags,
+                dma_ctrl(platform_dma(t->plat, e)));
+        off += len;
+    }
+    /* Device pages mapped since the last launch must be visible to the
+    ** DRAM channels' backing view. */
+    revmap_refresh(t);
+    mgs_time start = eng_now(t->eng);
+    comp_wake(&d->base);
+    int rc = eng_run(t->eng);
+    if (rc)
+        return rc;
+    if (d->cmds_done != d->ncmds)
+        return mgs_error_set(MGS_EINTERNAL, "timing: the engine stopped with "
+                             "%zu of %zu copy commands unanswered",
+                             d->ncmds - d->cmds_done, d->ncmds);
+    for (size_t k = 0; k < d->ncmds; k++)
+        if (d->cmds[k].status != MGS_OK)
+            return mgs_error_set(MGS_ESIM, "timing: DMA copy of %llu bytes "
+                                 "from 0x%llx to 0x%llx failed (%d)",
+                                 (unsigned long long)d->cmds[k].bytes,
+                                 (unsigned long long)d->cmds[k].src,
+                                 (unsigned long long)d->cmds[k].dst,
+                                 d->cmds[k].status);
+    res->commands = d->ncmds;
+    d->ncmds = 0;
+    /* Coherence: the engines went through the L2s; flush and invalidate
+    ** them so that no cache holds dirty or stale data between runtime
+    ** operations (timing.h). */
+    for (uint32_t i = 0; i < t->nmodels; i++)
+        if (touched[i]) {
+            prepare_flush(t, i);
+            post_launch(t, i);
+        }
+    if ((rc = run_posted(t, touched)))
+        return rc;
+    res->time = eng_now(t->eng) - start;
+    res->bytes = n;
+    return MGS_OK;
 }

@@ -18,11 +18,21 @@
 ** result), and report the simulated time of the launch. The watchdog's
 ** MGS_EDEADLOCK comes back unchanged (exit 3).
 **
-** Host copies (h2d/d2h/memset) act on the backing store directly between
-** launches: at that point L2 was flushed and invalidated and the L1s are
-** invalidated at the next launch, so no cache holds stale or dirty data.
-** (The runtime synchronises before every copy.) DMA timing for copies is
-** not modelled yet.
+** Copies (mgs_timing_copy: h2d, d2h, d2d and peer) are performed by the
+** GPUs' DMA engines (platform.h, src/mem/dma.h) as real traffic: the copy
+** is split at the 4 KiB pages of its device side(s) into physically
+** contiguous runs, each run a DMA_COPY command to the engine of the GPU
+** that owns the device side (peer d2d: the source GPU's engine, which
+** writes the destination through its RDMA engine), host bytes travel over
+** the PCIe tree, device bytes through the L2 banks. Then every L2 the
+** engines may have filled is flushed and invalidated by an empty launch
+** to its CP (invalidate L1s, no work-group, flush + invalidate L2s), which
+** restores the invariant the runtime relies on: between runtime
+** operations no cache holds dirty or stale data, so memset, the dispatch
+** buffers and code uploads may act on the backing store directly (they are
+** instant), and the next kernel, whose launch invalidates the L1s, reads
+** the copied bytes from DRAM. The copy's time runs from the first command
+** to the end of that flush. (The runtime synchronises before every copy.)
 **
 ** Multi-GPU (platform/platform.h): the model is a whole platform. A launch
 ** on GPU g goes to that GPU model's CP (monolithic: the one CP); a launch
@@ -91,6 +101,25 @@ int mgs_timing_sync(mgs_timing *t, mgs_timing_result *res);
 /* Work-groups GPU model i completed in the last sync. */
 uint64_t mgs_timing_last_wgs(const mgs_timing *t, uint32_t i);
 platform *mgs_timing_platform(mgs_timing *t);
+
+/* Copies through the DMA engines (see above). h2d: dst is a device
+** address, src a host address (a pointer value); d2h the reverse; d2d
+** both device addresses (the ranges must not overlap). No launch may be
+** posted. MGS_EFAULT (before any traffic) for an unmapped device page. */
+typedef enum mgs_timing_copy_kind {
+    MGS_TIMING_H2D,
+    MGS_TIMING_D2H,
+    MGS_TIMING_D2D
+} mgs_timing_copy_kind;
+typedef struct mgs_timing_copy_result {
+    mgs_time time;            /* ps, first command to the end of the flush */
+    uint64_t bytes;
+    size_t commands;          /* DMA_COPY commands it took */
+} mgs_timing_copy_result;
+int mgs_timing_copy(mgs_timing *t, mgs_timing_copy_kind kind, uint64_t dst,
+                    uint64_t src, uint64_t n, mgs_timing_copy_result *res);
+/* Whether the platform has DMA engines (platform.copy_timing = dma). */
+bool mgs_timing_has_dma(const mgs_timing *t);
 
 /* Simulated time so far, ps. */
 mgs_time mgs_timing_now(const mgs_timing *t);

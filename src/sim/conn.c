@@ -3,10 +3,10 @@
 ** back-pressure. See conn.h for the timing formula.
 **
 ** Lane invariants:
-**   - ring[(head + i) % cap], i < count, are in send order; their
-**     arrive_time values are non-decreasing (one serialiser per lane);
-**     ring_dst[i] / ring_arrive[i] hold ring[i]'s destination (deliver_to
-**     or m->dst) and arrive_time, copied at send.
+**   - slots[(head + i) % cap], i < count, are in send order; their
+**     arrive values are non-decreasing (one serialiser per lane); each
+**     slot holds its message's destination (deliver_to or m->dst) and
+**     arrive_time, copied at send.
 **   - ev is scheduled iff count > 0 and !blocked; it fires at
 **     max(head->arrive_time, time the lane was unblocked).
 **   - blocked iff the lane is on its head's destination blocked list.
@@ -96,9 +96,8 @@ int conn_accept_(sim_conn *c, sim_port *p, sim_msg *m)
     m->arrive_time = l->link_free + c->cfg.latency;
     uint32_t tail = l->head + l->count;
     tail = tail >= cap ? tail - cap : tail;
-    l->ring[tail] = m;
-    l->ring_dst[tail] = l->deliver_to ? l->deliver_to : m->dst;
-    l->ring_arrive[tail] = m->arrive_time;
+    l->slots[tail] = (conn_slot){m, l->deliver_to ? l->deliver_to : m->dst,
+                                 m->arrive_time};
     l->count++;
     c->in_flight++;
     stat_inc(c->msgs);
@@ -120,8 +119,10 @@ static void lane_deliver(sim_conn *c, conn_lane *l)
     const uint32_t cap = c->cfg.lane_capacity;
     /* The message itself is not read here: it is likely out of the host
     ** cache (sent long ago), and the receiver reads it anyway. */
-    sim_msg *m = l->ring[l->head];
-    sim_port *dst = l->ring_dst[l->head];
+    sim_msg *m = l->slots[l->head].msg;
+    sim_port *dst = l->slots[l->head].dst;
+    assert((l->deliver_to || dst->conn == c) &&
+           "destination must be plugged into the same connection");
     if (dst->count == dst->capacity) {
         l->blocked = true;
         l->next_blocked = NULL;
@@ -133,6 +134,7 @@ static void lane_deliver(sim_conn *c, conn_lane *l)
         stat_inc(c->blocked);
         return;
     }
+    __builtin_prefetch(m); /* the receiver reads it at its next tick */
     uint32_t slot = dst->head + dst->count;
     dst->buf[slot >= dst->capacity ? slot - dst->capacity : slot] = m;
     dst->count++;
@@ -142,7 +144,7 @@ static void lane_deliver(sim_conn *c, conn_lane *l)
     c->in_flight--;
     e->same_time_events = 0; /* eng_note_progress, without the call */
     if (l->count) {
-        mgs_time t = l->ring_arrive[l->head];
+        mgs_time t = l->slots[l->head].arrive;
         eng_schedule_any_(e, &l->ev, t > e->now ? t : e->now);
     }
     if (eng_hooked_(e, SIM_HOOK_PORT_RECV)) {
@@ -192,13 +194,13 @@ int conn_check(const sim_conn *c)
             return 0;
         total += l->count;
         for (uint32_t k = 1; k < l->count; k++)
-            if (l->ring[(l->head + k) % cap]->arrive_time <
-                l->ring[(l->head + k - 1) % cap]->arrive_time)
+            if (l->slots[(l->head + k) % cap].msg->arrive_time <
+                l->slots[(l->head + k - 1) % cap].msg->arrive_time)
                 return 0;
         if (l->blocked !=
             (l->count > 0 &&
              lane_on_list(l, l->deliver_to ? l->deliver_to
-                                           : l->ring[l->head]->dst)))
+                                           : l->slots[l->head].msg->dst)))
             return 0;
         if (l->ev.scheduled && (l->count == 0 || l->blocked))
             return 0;
@@ -268,15 +270,16 @@ sim_conn *conn_new(sim_engine *e, const char *name,
 void conn_plug(sim_conn *c, sim_port *p)
 {
     assert(!p->conn && "port already plugged");
-    conn_lane *l = MGS_NEW(conn_lane);
+    /* The lane and its ring in one block: a send or a delivery touches
+    ** both, so they share host cache lines. */
+    const size_t cap = c->cfg.lane_capacity;
+    conn_lane *l = mgs_xcalloc(1, sizeof *l + cap * sizeof(conn_slot));
+    l->slots = (conn_slot *)(l + 1);
     l->conn = c;
     l->src = p;
     size_t n = strlen(c->base.name) + strlen(p->name) + 8;
     l->name = mgs_xmalloc(n);
     snprintf(l->name, n, "%s.lane(%s)", c->base.name, p->name);
-    l->ring = MGS_NEW_ARRAY(sim_msg *, c->cfg.lane_capacity);
-    l->ring_dst = MGS_NEW_ARRAY(sim_port *, c->cfg.lane_capacity);
-    l->ring_arrive = MGS_NEW_ARRAY(mgs_time, c->cfg.lane_capacity);
     eng_event_init(&l->ev, &c->base, 0, l);
     c->lanes = mgs_xrealloc(c->lanes, (c->nlanes + 1) * sizeof(*c->lanes));
     c->lanes[c->nlanes++] = l;
@@ -296,9 +299,6 @@ void conn_free(sim_conn *c)
     if (!c)
         return;
     for (uint32_t i = 0; i < c->nlanes; i++) {
-        free(c->lanes[i]->ring);
-        free(c->lanes[i]->ring_dst);
-        free(c->lanes[i]->ring_arrive);
         free(c->lanes[i]->name);
         free(c->lanes[i]);
     }

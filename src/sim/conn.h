@@ -52,21 +52,29 @@ static inline void conn_config_set_latency_cycles(sim_conn_config *cfg,
 /* MGS_OK or MGS_EINVAL with a message naming the field. */
 int conn_config_validate(const sim_conn_config *cfg);
 
+/* One queued message with its destination and arrival time, copied at
+** send so that delivery need not read the (cold) message. */
+typedef struct conn_slot {
+    sim_msg *msg;
+    sim_port *dst;        /* deliver_to or msg->dst */
+    mgs_time arrive;      /* msg->arrive_time */
+} conn_slot;
+
 struct conn_lane {
-    sim_conn *conn;
-    sim_port *src;
-    char *name;           /* owned; "<conn>.lane(<src>)" */
-    sim_msg **ring;       /* capacity = conn lane_capacity */
-    sim_port **ring_dst;  /* ring[i]'s destination and arrival time, so */
-    mgs_time *ring_arrive; /* that delivery need not read the message */
+    /* Send and delivery read these first (one host cache line). */
     uint32_t head, count;
+    conn_slot *slots;     /* ring, capacity = conn lane_capacity; in the
+                             lane's own allocation, right after it */
     mgs_time link_free;   /* when the serialiser can start the next msg */
-    sim_event ev;         /* delivery of the head */
-    bool blocked;         /* head waits for room at its destination */
-    conn_lane *next_blocked; /* in the destination port's blocked list */
+    sim_port *src;
     sim_port *deliver_to; /* NULL: each message goes to its m->dst; else
                              every message goes here, m->dst untouched
                              (network attachment, see conn_plug_via) */
+    bool blocked;         /* head waits for room at its destination */
+    conn_lane *next_blocked; /* in the destination port's blocked list */
+    sim_conn *conn;
+    sim_event ev;         /* delivery of the head */
+    char *name;           /* owned; "<conn>.lane(<src>)" */
 };
 
 struct sim_conn {

@@ -228,6 +228,8 @@ sim_event *evq_pop(sim_evq *q, mgs_time *t)
     *t = top.time;
     if (!sl->head)
         slot_retire(q, top);
+    else /* the next pop reads it; it lives in some component, likely cold */
+        __builtin_prefetch(sl->head);
     return ev;
 }
 

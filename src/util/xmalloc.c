@@ -48,3 +48,13 @@ void *mgs_trymalloc(size_t size)
 {
     return malloc(size ? size : 1);
 }
+
+void *mgs_xcalloc_aligned(size_t n, size_t size, size_t align)
+{
+    size_t bytes = (n ? n : 1) * (size ? size : align);
+    void *p = NULL;
+    if (posix_memalign(&p, align, bytes) != 0)
+        oom(bytes);
+    memset(p, 0, bytes);
+    return p;
+}

@@ -67,6 +67,12 @@ expect_out "devices=1 "
 expect_out "^PASSED$"
 MGSIM_MODE=timing run 0 "$ex/managed" 2048
 expect_out "^PASSED$"
+# Events time copies too: 64 KiB back over PCIe takes microseconds.
+MGSIM_MODE=timing run 0 "$ex/vecadd" 16384
+expect_out "^PASSED$"
+copy_ms=$(sed -n 's/.*copy back \([0-9.]*\) ms.*/\1/p' "$tmp/out")
+python3 -c "import sys; sys.exit(0 if 0.001 < float('$copy_ms') < 1 else 1)" ||
+    fail "hipEventElapsedTime around a 64 KiB hipMemcpy: '$copy_ms' ms"
 
 # Exit summary and results database (one run with the hip counters).
 MGSIM_QUIET=0 MGSIM_DB="$tmp/r.db" run 0 "$ex/vecadd" 512

@@ -1,10 +1,12 @@
 /*
-** Address translator end to end: agent -> xlat -> (TLB -> MMU) and
-** xlat -> DRAM channel with a real backing array. Virtual page k of pid 1
-** maps to physical page k + 5. Checks data written through virtual
-** addresses lands at the physical address and reads back, the response
-** carries the virtual address, atomics pass through, and a translation
-** fault answers the request with MEM_F_FAULT without touching memory.
+** Address translator end to end: agent -> xlat (with its L1 TLB) -> (L2
+** TLB -> MMU) and xlat -> DRAM channel with a real backing array; the DRAM
+** answers the agent directly. Virtual page k of pid 1 maps to physical
+** page k + 5. Checks data written through virtual addresses lands at the
+** physical address and reads back, the response carries the physical
+** address and the requester's virtual one, atomics pass through, and a
+** translation fault answers the request with MEM_F_FAULT without touching
+** memory.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -87,7 +89,7 @@ static void xw_init_tiny(xworld *w, uint32_t max_inflight, bool tiny)
         dc.queue_entries = dc.top_buffer = 1;
     }
     mem_pagetable pt = {pt_translate, NULL};
-    w->x = xlat_new(w->e, "XLAT", &xc, w->pool, w->stats);
+    w->x = xlat_new(w->e, "XLAT", &xc, &tc, w->pool, w->stats);
     w->t = tlb_new(w->e, "TLB", &tc, w->pool, w->stats);
     w->m = mmu_new(w->e, "MMU", &mc, w->pool, w->stats, &pt);
     w->d = dram_new(w->e, "DRAM", &dc, w->pool, w->stats, &w->backing);
@@ -104,8 +106,9 @@ static void xw_init_tiny(xworld *w, uint32_t max_inflight, bool tiny)
     conn_plug(w->c[1], tlb_top(w->t));
     conn_plug(w->c[2], tlb_bottom(w->t));
     conn_plug(w->c[2], mmu_top(w->m));
-    conn_plug(w->c[3], xlat_bottom(w->x));
-    conn_plug(w->c[3], dram_top(w->d));
+    /* On the agent's connection: the DRAM answers the agent directly. */
+    conn_plug(w->c[0], xlat_bottom(w->x));
+    conn_plug(w->c[0], dram_top(w->d));
     mem_route r;
     mem_route_single(&r, tlb_top(w->t));
     xlat_set_tlb_route(w->x, &r);
@@ -194,13 +197,17 @@ static void test_write_read_through_translation(void **state)
     assert_int_equal(w.mem[0x1040], 0); /* not at the virtual address */
     mem_msg *r = agent_rsp_of(w.a, 1);
     assert_int_equal(r->base.type, MEM_READ_RSP);
-    assert_int_equal(r->addr, 0x1040);
+    assert_int_equal(r->addr, pa);
+    assert_int_equal(r->vaddr, 0x1040);
+    assert_ptr_equal(r->base.src, dram_top(w.d)); /* not relayed */
     assert_false(r->flags & MEM_F_FAULT);
     for (int i = 0; i < 64; i++)
         assert_int_equal(r->data[i], (uint8_t)(i ^ 0x5A));
     assert_int_equal(agent_rsp_of(w.a, 0)->base.type, MEM_WRITE_RSP);
     assert_int_equal(stat_of(&w, "XLAT", "translations"), 2);
-    assert_int_equal(stat_of(&w, "TLB", "hits"), 1);
+    assert_int_equal(stat_of(&w, "XLAT", "hits"), 1);   /* its L1 TLB */
+    assert_int_equal(stat_of(&w, "XLAT", "misses"), 1);
+    assert_int_equal(stat_of(&w, "TLB", "misses"), 1);  /* the L2 TLB */
     assert_int_equal(stat_of(&w, "DRAM", "writes"), 1);
     xw_fini(&w);
 }
@@ -323,7 +330,7 @@ static void test_tiny_buffers(void **state)
     for (uint32_t i = 0; i < 24; i++)
         assert_int_equal(agent_rsp_of(w.a, 24 + i)->data[63], i + 1);
     assert_true(w.a->refused > 0);
-    assert_true(stat_of(&w, "TLB", "evictions") > 0);
+    assert_true(stat_of(&w, "XLAT", "evictions") > 0);
     xw_fini(&w);
 }
 
@@ -339,6 +346,7 @@ static void test_control_passes_through(void **state)
     assert_int_equal(r->base.type, MEM_CTRL_RSP);
     assert_false(r->flags & MEM_F_FAULT);
     assert_int_equal(stat_of(&w, "XLAT", "translations"), 0);
+    assert_int_equal(stat_of(&w, "XLAT", "misses"), 0);
     assert_int_equal(stat_of(&w, "TLB", "misses"), 0);
     xw_fini(&w);
 }

@@ -33,6 +33,9 @@ typedef struct run_out {
     stat_registry *st;        /* owned by the caller (run_free) */
 } run_out;
 
+/* One more "key=value" for the next run_wl (NULL: none). */
+static const char *run_extra_set;
+
 /* Runs workload `name` at its small size in timing mode on `gpus` small
 ** GPUs of platform `type`; gpu_all: one launch over all GPUs. */
 static void run_wl(const char *name, const char *type, int gpus, int gpu_all,
@@ -46,6 +49,8 @@ static void run_wl(const char *name, const char *type, int gpus, int gpu_all,
                           "tlb.l2_count=2", "platform.mem_per_gpu=256MB"};
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
         assert_int_equal(mgs_config_set(&cfg, sets[i], "test"), MGS_OK);
+    if (run_extra_set)
+        assert_int_equal(mgs_config_set(&cfg, run_extra_set, "test"), MGS_OK);
     char buf[64];
     snprintf(buf, sizeof buf, "platform.type=%s", type);
     assert_int_equal(mgs_config_set(&cfg, buf, "test"), MGS_OK);
@@ -147,12 +152,16 @@ static void test_all_platforms_verify(void **state)
 }
 
 /* vecadd on discrete GPUs: each GPU adds its own slice: no RDMA parts,
-** no bytes on the PCIe links between GPUs, and every GPU worked. */
+** no bytes on the PCIe links between GPUs, and every GPU worked. Copies
+** are instant here: timed ones (DMA) share the PCIe tree with RDMA
+** (tests/unit/runtime/test_copy_timing.c checks them). */
 static void test_discrete_partitioned_no_rdma(void **state)
 {
     (void)state;
     run_out o;
+    run_extra_set = "platform.copy_timing=instant";
     run_wl("vecadd", "discrete", 4, 0, &o);
+    run_extra_set = NULL;
     assert_int_equal(o.rc, MGS_OK);
     assert_true(stat_rows(&o, "GPU[3].RDMA") > 0);  /* the engines exist */
     assert_true(remote_parts(&o) == 0);

@@ -1,0 +1,115 @@
+/*
+** TLB core: what the TLB component (tlb.c) and the address translator's
+** built-in L1 TLB (xlat.c) share. Not a component, just state its owner
+** embeds and drives from its own tick:
+**   - the tag array: set-associative entries (pid, virtual page ->
+**     physical page), set = vpn % sets, LRU by use stamps;
+**   - the MSHRs: one per page being translated below, merging later misses
+**     to that page (up to TLB_MSHR_WAITERS requests), each with its
+**     MEM_XLATE to the next level;
+**   - the shoot-down of MEM_INVALIDATE / MEM_FLUSH (size 0: everything;
+**     else the pages of pid in [addr, addr + size)), which also marks
+**     matching MSHRs stale: their fill answers the waiters but installs
+**     nothing, and a stale MSHR takes no new waiters.
+** MSHR life: FREE --tlb_core_miss--> ALLOCATED (unsent) --tlb_core_send_down
+** --> WAITING --the owner's fill, tlb_core_mshr_done--> FREE.
+*/
+#ifndef MGS_MEM_TLB_CORE_H
+#define MGS_MEM_TLB_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mem/memmsg.h"
+#include "mem/tlb.h"
+#include "sim/stats.h"
+
+#define TLB_MSHR_WAITERS 32u /* requests merged into one MSHR */
+
+typedef struct tlb_entry {
+    bool valid;
+    uint32_t pid;
+    uint64_t vpn;
+    uint64_t ppage;        /* physical page base */
+    uint64_t lru;          /* last use stamp: smallest = least recent */
+} tlb_entry;
+
+typedef struct tlb_mshr {
+    bool used, sent, stale;
+    uint32_t pid;
+    uint64_t vpn;
+    mem_msg *down;         /* our MEM_XLATE (owned until sent; its answer
+                              carries this MSHR in origin) */
+    uint32_t nwait;
+    mem_msg *wait[TLB_MSHR_WAITERS]; /* requests (borrowed) */
+} tlb_mshr;
+
+typedef struct tlb_core {
+    tlb_entry *entries;    /* sets * ways, set-major (owned) */
+    uint32_t sets, ways;
+    uint64_t stamp;
+    tlb_mshr *mshrs;       /* owned */
+    uint32_t nmshrs;
+    uint32_t unsent;       /* MSHRs whose MEM_XLATE is not sent yet */
+    uint32_t page_shift;
+} tlb_core;
+
+/* cfg: sets, ways, page_bytes and mshr_entries are used. */
+void tlb_core_init(tlb_core *k, const tlb_config *cfg);
+/* Releases the MEM_XLATEs not sent yet. */
+void tlb_core_fini(tlb_core *k, mem_pool *pool);
+
+/* The valid entry for (pid, vpn), or NULL. */
+static inline tlb_entry *tlb_core_lookup(tlb_core *k, uint32_t pid,
+                                         uint64_t vpn)
+{
+    tlb_entry *s = &k->entries[(vpn % k->sets) * k->ways];
+    for (uint32_t w = 0; w < k->ways; w++)
+        if (s[w].valid && s[w].vpn == vpn && s[w].pid == pid)
+            return &s[w];
+    return NULL;
+}
+
+static inline void tlb_core_touch(tlb_core *k, tlb_entry *e)
+{
+    e->lru = ++k->stamp;
+}
+
+/* Installs (pid, vpn) -> ppage unless present, replacing an invalid entry
+** or the set's least recently used one. Returns true if a valid entry was
+** evicted. */
+bool tlb_core_install(tlb_core *k, uint32_t pid, uint64_t vpn,
+                      uint64_t ppage);
+
+/* A miss of req (page vpn): joins the page's MSHR (*merged = true) or
+** allocates one with its MEM_XLATE (from pool, issued at now). Returns
+** the MSHR, or NULL when the request must wait (no MSHR free, or the
+** page's MSHR has no waiter slot left). */
+tlb_mshr *tlb_core_miss(tlb_core *k, mem_pool *pool, mem_msg *req,
+                        uint64_t vpn, mgs_time now, bool *merged);
+
+/* Sends unsent MEM_XLATEs through p along route until p refuses. Returns
+** whether any left. */
+bool tlb_core_send_down(tlb_core *k, sim_port *p, const mem_route *route);
+
+/* The owner served h's waiters: h is free again. */
+static inline void tlb_core_mshr_done(tlb_mshr *h)
+{
+    h->used = false;
+}
+
+/* Applies a shoot-down message (MEM_INVALIDATE or MEM_FLUSH). */
+void tlb_core_shootdown(tlb_core *k, const mem_msg *m);
+
+/* The ctrl port step of a TLB owner: applies every shoot-down waiting in
+** ctrl (counted in shootdowns) and answers each with MEM_CTRL_RSP; an
+** answer the port refuses is kept in *held and sent first next time.
+** Returns whether anything happened. */
+bool tlb_core_ctrl_step(tlb_core *k, sim_port *ctrl, mem_pool *pool,
+                        mem_msg **held, stat_counter *shootdowns);
+
+/* Any MSHR in use. */
+bool tlb_core_busy(const tlb_core *k);
+
+#endif

@@ -1,0 +1,410 @@
+/*
+** Timed copies (src/runtime/runtime.c + timing.c, the DMA engines wired
+** by src/platform/platform.c). Checked:
+**   - a 1 MiB h2d / d2h on a discrete 2-GPU platform over PCIe 4.0 takes
+**     what the link model predicts (±10 %), PCIe 3.0 about twice as long;
+**     copy_time_ps reports it (h2d: plus the L2 write-back of the copied
+**     lines) and sim_time_ps (the kernels') stays 0;
+**   - bytes round-trip h2d -> d2h bit-exact at odd offsets, for a buffer
+**     on one GPU, one spread over GPUs (MGS_GPU_ALL), and through a peer
+**     d2d between GPUs (which the statistics show went over RDMA);
+**   - coherence: a kernel after an h2d reads the new data, a d2h after a
+**     kernel reads its results, twice in a row (stale L2 lines would show),
+**     on 1 and 2 discrete GPUs;
+**   - unified, monolithic, shared and links platforms: the same, with the
+**     host tree of their own where RDMA does not share one;
+**   - platform.copy_timing = instant and emu mode: same data, copy time 0;
+**   - an unmapped device address fails with MGS_EFAULT, no hang.
+** Small GPUs (4 CUs) keep the kernel parts quick.
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "config/config.h"
+#include "mgsim/errors.h"
+#include "mgsim/runtime.h"
+#include "sim/stats.h"
+
+#define MIB (1u << 20)
+
+typedef struct rt_env {
+    mgs_config cfg;
+    stat_registry *stats;
+    mgs_rt *rt;
+} rt_env;
+
+/* A runtime of `gpus` GPUs of `platform` type; sets are "k=v" config
+** assignments (NULL-terminated). */
+static void env_new(rt_env *e, mgs_mode mode, int gpus, const char *platform,
+                    const char *const *sets)
+{
+    memset(e, 0, sizeof *e);
+    mgs_config_defaults(&e->cfg);
+    assert_int_equal(mgs_config_set(&e->cfg, "gpu.num_cus=4", "test"),
+                     MGS_OK);
+    for (size_t i = 0; sets && sets[i]; i++)
+        assert_int_equal(mgs_config_set(&e->cfg, sets[i], "test"), MGS_OK);
+    e->stats = stat_registry_new();
+    mgs_rt_options o;
+    mgs_rt_options_default(&o);
+    o.mode = mode;
+    o.num_gpus = gpus;
+    o.mem_per_gpu = 64ull << 20;
+    o.platform = platform;
+    o.config = &e->cfg;
+    o.stats = e->stats;
+    assert_int_equal(mgs_rt_new(&o, &e->rt), MGS_OK);
+}
+
+static void env_free(rt_env *e)
+{
+    mgs_rt_free(e->rt);
+    stat_registry_free(e->stats);
+}
+
+typedef struct stat_query {
+    const char *component, *metric;
+    double sum;
+} stat_query;
+
+static void sum_row(const stat_row *row, void *ud)
+{
+    stat_query *q = ud;
+    if (!strcmp(row->component, q->component) &&
+        !strcmp(row->metric, q->metric))
+        q->sum += row->value;
+}
+
+static double stat_of(rt_env *e, const char *component, const char *metric)
+{
+    stat_query q = {component, metric, 0};
+    stat_registry_foreach(e->stats, 0, sum_row, &q);
+    return q.sum;
+}
+
+static void fill_random(uint8_t *p, size_t n, uint32_t seed)
+{
+    uint32_t x = seed * 2654435761u + 1;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        p[i] = (uint8_t)x;
+    }
+}
+
+static void check_ok(int rc, const char *what)
+{
+    if (rc != MGS_OK)
+        fail_msg("%s: %s", what, mgs_error_msg());
+}
+
+/* Times of one 1 MiB h2d and d2h with GPU 0 of a discrete 2-GPU
+** platform: what the runtime reports (copy_time_ps deltas) and what the
+** DMA engine measured from command to last byte (its copy_time_total). */
+typedef struct copy_times {
+    uint64_t h2d, d2h;          /* copy_time_ps: transfer + L2 write-back */
+    uint64_t h2d_dma, d2h_dma;  /* the DMA engine's transfer alone */
+} copy_times;
+
+static copy_times copy_time_1mib(int pcie)
+{
+    char ver[64];
+    snprintf(ver, sizeof ver, "platform.pcie_version=%d", pcie);
+    const char *sets[] = {ver, NULL};
+    rt_env e;
+    env_new(&e, MGS_MODE_TIMING, 2, "discrete", sets);
+    copy_times ct;
+    uint8_t *buf = malloc(MIB), *want = malloc(MIB);
+    fill_random(buf, MIB, 7);
+    memcpy(want, buf, MIB);
+    mgs_dptr d;
+    check_ok(mgs_malloc(e.rt, 0, MIB, &d), "malloc");
+    check_ok(mgs_memcpy_h2d(e.rt, d, buf, MIB), "h2d");
+    mgs_rt_totals t;
+    mgs_rt_totals_get(e.rt, &t);
+    ct.h2d = t.copy_time_ps;
+    ct.h2d_dma = (uint64_t)stat_of(&e, "GPU[0].DMA", "copy_time_total");
+    assert_int_equal(t.sim_time_ps, 0);       /* no kernel ran */
+    assert_int_equal(t.copies, 1);
+    assert_int_equal(t.copy_bytes, MIB);
+    assert_int_equal(stat_of(&e, "GPU[0].DMA", "bytes_h2d"), MIB);
+    memset(buf, 0, MIB);
+    check_ok(mgs_memcpy_d2h(e.rt, buf, d, MIB), "d2h");
+    mgs_rt_totals_get(e.rt, &t);
+    ct.d2h = t.copy_time_ps - ct.h2d;
+    ct.d2h_dma = (uint64_t)stat_of(&e, "GPU[0].DMA", "copy_time_total") -
+                 ct.h2d_dma;
+    assert_memory_equal(buf, want, MIB);
+    printf("# PCIe %d.0, 1 MiB: h2d %.3f us (DMA %.3f us), d2h %.3f us "
+           "(DMA %.3f us)\n", pcie, (double)ct.h2d * 1e-6,
+           (double)ct.h2d_dma * 1e-6, (double)ct.d2h * 1e-6,
+           (double)ct.d2h_dma * 1e-6);
+    free(want);
+    free(buf);
+    env_free(&e);
+    return ct;
+}
+
+/* The link model's time for 1 MiB (noc.h): 64-byte chunks, each a 72-byte
+** message (8-byte memory header) in one PCIe packet with a 24-byte TLP
+** header, so 96 wire bytes per 64 payload bytes (67 % efficiency) on the
+** busy direction, plus one round trip GPU -> host memory -> GPU (3 links
+** of 20 ns and 2 switches of 140 ns each way, 100 ns host memory). */
+static double predicted_ps(double bw_bytes_per_s)
+{
+    double chunks = MIB / 64.0;
+    double stream = chunks * 96.0 / bw_bytes_per_s * 1e12;
+    double rtt = 2 * (3 * 20e3 + 2 * 140e3) + 100e3;
+    return stream + rtt;
+}
+
+static bool within(double v, double want, double tol)
+{
+    return v > want * (1 - tol) && v < want * (1 + tol);
+}
+
+/* Tolerance 10 %. The DMA engine's transfer matches the link model in
+** both directions; the runtime's d2h time adds only the flush of clean L2
+** lines; its h2d time adds the write-back of the 1 MiB the engine left
+** dirty in the L2s (bounded here by half the transfer). */
+static void test_h2d_time_pcie4(void **state)
+{
+    (void)state;
+    copy_times c4 = copy_time_1mib(4), c3 = copy_time_1mib(3);
+    double want4 = predicted_ps(32e9), want3 = predicted_ps(16e9);
+    printf("# predicted transfer: PCIe 4.0 %.3f us, PCIe 3.0 %.3f us\n",
+           want4 * 1e-6, want3 * 1e-6);
+    assert_true(within((double)c4.h2d_dma, want4, 0.10));
+    assert_true(within((double)c4.d2h_dma, want4, 0.10));
+    assert_true(within((double)c4.d2h, want4, 0.10));
+    assert_true(c4.h2d > c4.h2d_dma && c4.h2d < 1.5 * want4);
+    assert_true(within((double)c3.h2d_dma, want3, 0.10));
+    assert_true(within((double)c3.d2h, want3, 0.10));
+    double ratio = (double)c3.h2d_dma / (double)c4.h2d_dma;
+    assert_true(ratio > 1.8 && ratio < 2.1);
+}
+
+/* h2d then d2h of n bytes at device offset off into buffer d. */
+static void round_trip(rt_env *e, mgs_dptr d, size_t off, size_t n,
+                       uint32_t seed)
+{
+    uint8_t *in = malloc(n), *out = malloc(n);
+    fill_random(in, n, seed);
+    memset(out, 0xee, n);
+    check_ok(mgs_memcpy_h2d(e->rt, d + off, in, n), "h2d");
+    check_ok(mgs_memcpy_d2h(e->rt, out, d + off, n), "d2h");
+    assert_memory_equal(in, out, n);
+    free(in);
+    free(out);
+}
+
+static void test_round_trip_placements(void **state)
+{
+    (void)state;
+    rt_env e;
+    env_new(&e, MGS_MODE_TIMING, 2, "discrete", NULL);
+    mgs_dptr on1, all, peer;
+    size_t n = 256 * 1024 + 77;
+    check_ok(mgs_malloc(e.rt, 1, n + 64, &on1), "malloc gpu 1");
+    check_ok(mgs_malloc(e.rt, MGS_GPU_ALL, n + 64, &all), "malloc all");
+    check_ok(mgs_malloc(e.rt, 0, n + 64, &peer), "malloc gpu 0");
+    assert_int_not_equal(mgs_rt_gpu_of(e.rt, all),
+                         mgs_rt_gpu_of(e.rt, all + 4096));
+    round_trip(&e, on1, 3, n, 1);
+    round_trip(&e, all, 5, n, 2);
+    /* Each engine served its own GPU's pages of the spread buffer. */
+    assert_true(stat_of(&e, "GPU[0].DMA", "bytes_h2d") > n / 3);
+    assert_true(stat_of(&e, "GPU[1].DMA", "bytes_h2d") > n);
+    /* Peer: GPU 1's buffer into GPU 0's, by GPU 1's engine over RDMA. */
+    check_ok(mgs_memcpy_d2d(e.rt, peer + 1, on1 + 3, n), "d2d peer");
+    assert_int_equal(stat_of(&e, "GPU[1].DMA", "bytes_peer"), n);
+    assert_true(stat_of(&e, "GPU[1].RDMA", "out_writes") > 0);
+    uint8_t *want = malloc(n), *got = malloc(n);
+    fill_random(want, n, 1);
+    check_ok(mgs_memcpy_d2h(e.rt, got, peer + 1, n), "d2h peer");
+    assert_memory_equal(want, got, n);
+    /* Overlapping d2d (memmove through a host bounce). */
+    check_ok(mgs_memcpy_d2d(e.rt, peer + 1 + 100, peer + 1, n - 100),
+             "d2d overlap");
+    check_ok(mgs_memcpy_d2h(e.rt, got, peer + 1 + 100, n - 100), "d2h");
+    assert_memory_equal(want, got, n - 100);
+    mgs_rt_totals t;
+    mgs_rt_totals_get(e.rt, &t);
+    assert_true(t.copy_time_ps > 0);
+    assert_int_equal(t.sim_time_ps, 0);
+    free(want);
+    free(got);
+    env_free(&e);
+}
+
+/* vecadd c = a + b on GPU gpu, data copied in, result copied out, twice
+** with different inputs in the same buffers. */
+static void vecadd_twice(rt_env *e, int gpu)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/vecadd.hsaco", MGS_KERNEL_DIR);
+    mgs_module *m;
+    mgs_kernel *k;
+    check_ok(mgs_module_load(e->rt, path, &m), "module");
+    check_ok(mgs_module_kernel(m, "vecadd", &k), "kernel");
+    enum { N = 8192 };
+    float *a = malloc(N * 4), *b = malloc(N * 4), *c = malloc(N * 4);
+    mgs_dptr da, db, dc;
+    check_ok(mgs_malloc(e->rt, gpu, N * 4, &da), "malloc");
+    check_ok(mgs_malloc(e->rt, gpu, N * 4, &db), "malloc");
+    check_ok(mgs_malloc(e->rt, gpu, N * 4, &dc), "malloc");
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < N; i++) {
+            a[i] = (float)(i + round * 1000);
+            b[i] = (float)(3 * i + 7 * round);
+        }
+        check_ok(mgs_memcpy_h2d(e->rt, da, a, N * 4), "h2d a");
+        check_ok(mgs_memcpy_h2d(e->rt, db, b, N * 4), "h2d b");
+        uint8_t args[32] = {0};
+        uint32_t off, size, n = N;
+        mgs_dptr ptrs[3] = {da, db, dc};
+        for (int i = 0; i < 3; i++) {
+            check_ok(mgs_kernel_arg_offset(k, i, &off, &size), "arg");
+            memcpy(args + off, &ptrs[i], 8);
+        }
+        check_ok(mgs_kernel_arg_offset(k, 3, &off, &size), "arg");
+        memcpy(args + off, &n, 4);
+        mgs_launch l = {.grid = {N, 1, 1}, .block = {256, 1, 1},
+                        .args = args, .args_size = off + 4, .gpu = gpu};
+        check_ok(mgs_launch_kernel(e->rt, k, &l), "launch");
+        memset(c, 0, N * 4);
+        check_ok(mgs_memcpy_d2h(e->rt, c, dc, N * 4), "d2h c");
+        for (int i = 0; i < N; i++)
+            if (c[i] != a[i] + b[i])
+                fail_msg("round %d: c[%d] = %g, want %g", round, i, c[i],
+                         a[i] + b[i]);
+    }
+    free(a);
+    free(b);
+    free(c);
+}
+
+static void test_coherence_1gpu(void **state)
+{
+    (void)state;
+    rt_env e;
+    env_new(&e, MGS_MODE_TIMING, 1, "discrete", NULL);
+    vecadd_twice(&e, 0);
+    mgs_rt_totals t;
+    mgs_rt_totals_get(e.rt, &t);
+    assert_int_equal(t.kernels, 2);
+    assert_int_equal(t.copies, 6);
+    assert_true(t.copy_time_ps > 0 && t.sim_time_ps > 0);
+    /* 1 GPU: the host link is a PCIe tree of its own. */
+    assert_true(stat_of(&e, "HostPCIe.Link[0]", "b_to_a.payload_bytes") +
+                    stat_of(&e, "HostPCIe.Link[0]", "a_to_b.payload_bytes") >
+                0);
+    env_free(&e);
+}
+
+static void test_coherence_2gpu(void **state)
+{
+    (void)state;
+    rt_env e;
+    env_new(&e, MGS_MODE_TIMING, 2, "discrete", NULL);
+    vecadd_twice(&e, 1);
+    assert_int_equal(stat_of(&e, "GPU[1].DMA", "bytes_d2h"), 2 * 8192 * 4);
+    env_free(&e);
+}
+
+/* Instant copies and emu mode: same bytes, no copy time. */
+static void test_instant_and_emu(void **state)
+{
+    (void)state;
+    const char *instant[] = {"platform.copy_timing=instant", NULL};
+    rt_env e;
+    for (int v = 0; v < 2; v++) {
+        env_new(&e, v ? MGS_MODE_EMU : MGS_MODE_TIMING, 2, "discrete",
+                v ? NULL : instant);
+        mgs_dptr d;
+        check_ok(mgs_malloc(e.rt, MGS_GPU_ALL, 64 * 1024, &d), "malloc");
+        round_trip(&e, d, 9, 60000, 3);
+        vecadd_twice(&e, 0);
+        mgs_rt_totals t;
+        mgs_rt_totals_get(e.rt, &t);
+        assert_int_equal(t.copy_time_ps, 0);
+        assert_int_equal(t.copies, 8);
+        assert_int_equal(t.copy_bytes, 2 * 60000 + 6 * 8192 * 4);
+        assert_int_equal(stat_of(&e, "GPU[0].DMA", "copies"), 0);
+        env_free(&e);
+    }
+}
+
+/* The other platform types and the links interconnect: copies round-trip
+** (spread buffer, d2d between GPUs), take time, and a kernel sees them. */
+static void test_other_platforms(void **state)
+{
+    (void)state;
+    const char *types[] = {"unified", "monolithic", "shared", "discrete"};
+    const char *links[] = {"platform.interconnect=links", NULL};
+    for (int i = 0; i < 4; i++) {
+        rt_env e;
+        env_new(&e, MGS_MODE_TIMING, 2, types[i], i == 3 ? links : NULL);
+        size_t n = 40000;
+        mgs_dptr all, on1;
+        check_ok(mgs_malloc(e.rt, MGS_GPU_ALL, n, &all), "malloc all");
+        check_ok(mgs_malloc(e.rt, 1, n, &on1), "malloc gpu 1");
+        round_trip(&e, all, 0, n, 10 + (uint32_t)i);
+        check_ok(mgs_memcpy_d2d(e.rt, on1, all, n), "d2d");
+        uint8_t *want = malloc(n), *got = malloc(n);
+        fill_random(want, n, 10 + (uint32_t)i);
+        check_ok(mgs_memcpy_d2h(e.rt, got, on1, n), "d2h");
+        assert_memory_equal(want, got, n);
+        vecadd_twice(&e, i == 1 ? 0 : 1);
+        mgs_rt_totals t;
+        mgs_rt_totals_get(e.rt, &t);
+        assert_true(t.copy_time_ps > 0);
+        /* Only discrete/unified over a PCIe tree share it with RDMA. */
+        double host_tree = stat_of(&e, "HostPCIe.Link[0]",
+                                   "a_to_b.payload_bytes");
+        if (i == 0)
+            assert_true(host_tree == 0);
+        else
+            assert_true(host_tree > 0);
+        free(want);
+        free(got);
+        env_free(&e);
+    }
+}
+
+static void test_unmapped_fails(void **state)
+{
+    (void)state;
+    rt_env e;
+    env_new(&e, MGS_MODE_TIMING, 1, "discrete", NULL);
+    mgs_dptr d;
+    check_ok(mgs_malloc(e.rt, 0, 4096, &d), "malloc");
+    uint8_t buf[8192] = {0};
+    assert_int_equal(mgs_memcpy_h2d(e.rt, d, buf, sizeof buf), MGS_EFAULT);
+    assert_int_equal(mgs_memcpy_d2h(e.rt, buf, d + (1ull << 30), 16),
+                     MGS_EFAULT);
+    check_ok(mgs_memcpy_h2d(e.rt, d, buf, 4096), "h2d after a fault");
+    env_free(&e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_h2d_time_pcie4),
+        cmocka_unit_test(test_round_trip_placements),
+        cmocka_unit_test(test_coherence_1gpu),
+        cmocka_unit_test(test_coherence_2gpu),
+        cmocka_unit_test(test_instant_and_emu),
+        cmocka_unit_test(test_other_platforms),
+        cmocka_unit_test(test_unmapped_fails),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
