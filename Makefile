@@ -86,7 +86,18 @@ all: $(CLI) $(HIPLIBS) kernels
 
 kernels: $(KERNELS)
 
-$(BUILD)/obj/%.o: %.c
+# Objects depend on the flags they were built with: a stamp that changes
+# only when the optimisation/sanitizer/package flags do, so a tree built
+# by an older Makefile (e.g. before -fPIC) is rebuilt, not half-linked.
+FLAGS_STAMP := $(BUILD)/.flags
+STAMP_TEXT := $(OPT) $(SANLD) $(PKG_CFLAGS) -fPIC
+.PHONY: FORCE
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '$(STAMP_TEXT)' | cmp -s - $@ || \
+	  printf '%s\n' '$(STAMP_TEXT)' > $@
+
+$(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -105,11 +116,11 @@ $(HIPLIB_A): $(HIP_OBJS) $(LIB_OBJS)
 $(HIPLIB_SO): $(HIP_OBJS) $(LIB_OBJS)
 	$(CC) -shared $(SANLD) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c $(LIB)
+$(BUILD)/tests/%: tests/%.c $(LIB) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka $(SANLD)
 
-$(BUILD)/bench/%: bench/%.c $(LIB)
+$(BUILD)/bench/%: bench/%.c $(LIB) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
