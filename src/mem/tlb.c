@@ -7,16 +7,18 @@
 **      MSHR went stale in a shoot-down, or the walk faulted) and queues a
 **      response for every waiting request            [tlb_fill]
 **   2. ctrl: MEM_INVALIDATE flushes (size 0: all; else pid + range), marks
-**      in-flight MSHRs stale, answers MEM_CTRL_RSP   [tlb_shootdown]
+**      in-flight MSHRs stale, answers MEM_CTRL_RSP   [tlb_core_ctrl_step]
 **   3. responses whose time has come go up           [tlb_send_due]
 **   4. up to `width` lookups: hit -> response due now + hit_latency;
 **      miss -> merge into the page's MSHR or allocate one; stall (leave the
 **      request in the port: back-pressure) when no MSHR, waiter slot or
 **      response slot is free                         [tlb_lookup]
-**   5. new MSHRs send their MEM_XLATE down (route)   [tlb_send_down]
+**   5. new MSHRs send their MEM_XLATE down (route)   [tlb_core_send_down]
+** Tags, MSHRs and shoot-down are tlb_core.c's, shared with the address
+** translator's built-in L1 TLB (xlat.c).
 **
 ** MSHR life:  FREE --miss (tlb_lookup)--> ALLOCATED (unsent)
-**   --port_send ok (tlb_send_down)--> WAITING --fill (tlb_fill)--> FREE;
+**   --port_send ok (tlb_core_send_down)--> WAITING --fill (tlb_fill)--> FREE;
 **   a shoot-down while ALLOCATED/WAITING sets `stale`: the fill answers the
 **   waiters but installs nothing.
 **

@@ -13,7 +13,7 @@
 **      request is translated, or answered with MEM_F_FAULT [xlat_fill]
 **   2. ctrl: MEM_INVALIDATE / MEM_FLUSH empties the TLB (size 0) or the
 **      pages of pid in [addr, addr + size), marks matching MSHRs stale,
-**      answers MEM_CTRL_RSP                              [xlat_shootdown]
+**      answers MEM_CTRL_RSP                        [tlb_core_ctrl_step]
 **   3. the out queue sends every entry whose time came, in order
 **                                                       [xlat_send_due]
 **   4. up to tlb.width lookups: hit -> out queue, due now + hit_latency;
@@ -21,7 +21,7 @@
 **      the request in the top port, when none is free or max_inflight
 **      requests are held); control messages pass through untranslated
 **                                                       [xlat_lookup]
-**   5. new MSHRs send their MEM_XLATE to the L2 TLB     [xlat_send_down]
+**   5. new MSHRs send their MEM_XLATE to the L2 TLB [tlb_core_send_down]
 **
 ** A translated request is the requester's own message, rewritten in place:
 ** addr = physical, MEM_F_PHYS, vaddr = the requester's address, reply_to =
