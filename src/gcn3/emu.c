@@ -162,6 +162,13 @@ static void scratch_descriptor(const gcn_emu_launch *l, uint32_t v[4])
 void gcn_emu_init_wave(const gcn_emu_launch *l, gcn_workgroup *wg,
                        gcn_exec_ctx *ctx, uint32_t wi, gcn_wave *w)
 {
+    gcn_emu_init_wave_slot(l, wg, ctx, wi, wi, w);
+}
+
+void gcn_emu_init_wave_slot(const gcn_emu_launch *l, gcn_workgroup *wg,
+                            gcn_exec_ctx *ctx, uint32_t wi,
+                            uint32_t scratch_slot, gcn_wave *w)
+{
     const gcn_kernel *k = l->prog->kernel;
     uint32_t *vgpr = w->vgpr;
     uint32_t nvgpr = w->nvgpr;
@@ -177,7 +184,7 @@ void gcn_emu_init_wave(const gcn_emu_launch *l, gcn_workgroup *wg,
     w->pc = l->prog->entry;
 
     uint32_t wave_scratch = l->private_size * GCN_WAVE_LANES;
-    uint32_t wave_offset = wi * wave_scratch;
+    uint32_t wave_offset = scratch_slot * wave_scratch;
     unsigned s = 0;
     if (k->sgpr_private_segment_buffer) {
         scratch_descriptor(l, &w->sgpr[s]);

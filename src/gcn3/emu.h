@@ -147,6 +147,13 @@ void gcn_emu_init_workgroup(const gcn_emu_launch *l, const uint32_t wg_id[3],
 ** and the timing model's CU both use it. */
 void gcn_emu_init_wave(const gcn_emu_launch *l, gcn_workgroup *wg,
                        gcn_exec_ctx *ctx, uint32_t wi, gcn_wave *w);
+/* The same, with the wave's private (scratch) segment at slot
+** scratch_slot of the launch's scratch (slot * private_size * 64 bytes
+** from scratch_va) instead of slot wi: the timing model runs many
+** work-groups at once and gives every resident wave its own slot. */
+void gcn_emu_init_wave_slot(const gcn_emu_launch *l, gcn_workgroup *wg,
+                            gcn_exec_ctx *ctx, uint32_t wi,
+                            uint32_t scratch_slot, gcn_wave *w);
 /* Sets up work-group wg_id (waves and initial state) without running it. */
 void gcn_emu_start_workgroup(gcn_emu *e, const uint32_t wg_id[3]);
 /* Runs the started work-group to completion: MGS_OK, or MGS_EUNSUPPORTED /

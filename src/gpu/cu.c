@@ -260,7 +260,10 @@ static void start_wg(cu *c, cp_msg *m, const uint8_t simd_of_wave[])
         }
         wv->w.vgpr = wv->vgpr_store;
         wv->w.nvgpr = nvgpr;
-        gcn_emu_init_wave(el, &g->wg, &g->ctx, i, &wv->w);
+        gcn_emu_init_wave_slot(el, &g->wg, &g->ctx, i,
+                               c->cfg.scratch_slot_base +
+                                   (uint32_t)(wv - c->waves),
+                               &wv->w);
         wv->wg = g;
         wv->prog = l->emu.prog;
         wv->code_va = l->code_va;

@@ -32,9 +32,9 @@
 ** code VA = launch->code_va + pc, so code_va must be the device address of
 ** prog->code[0], aligned to cu.fetch_line (the runtime's page-aligned code
 ** allocations are).
-** Scratch: a wave's private segment offset is its index in its work-group
-** (as in emu mode), so concurrently resident work-groups share scratch;
-** kernels that use scratch need a per-slot layout first (docs/cu.md).
+** Scratch: a wave's private segment is its CU wave slot's
+** (scratch_slot_base + slot), so resident work-groups never share scratch;
+** the runtime sizes the scratch for every wave slot of the platform.
 ** Requests come from the mem_pool given to cu_new; the CU frees its
 ** requests and the responses it receives. Destinations are set with
 ** cu_set_*_route (a mem_route, copied; mem_route_single for one port).
@@ -108,6 +108,10 @@ typedef struct cu_config {
     uint32_t ctrl_buffer;       /* CP messages buffered at ctrl (4) */
     uint32_t mem_buffer;        /* responses buffered per memory port (16) */
     int32_t gpu;                /* GPU index stamped on requests (0) */
+    uint32_t scratch_slot_base; /* wave slot i of this CU uses scratch slot
+                                   scratch_slot_base + i of the launch's
+                                   scratch (platform-wide numbering, set by
+                                   the builder; 0 for a lone CU) */
 } cu_config;
 
 void cu_config_default(cu_config *c);

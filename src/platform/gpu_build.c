@@ -271,6 +271,11 @@ static void build_l1_path(const l1_path *p, const char *what,
     *lo = l;
 }
 
+uint32_t gpu_build_wave_slots_per_cu(const gpu_build_config *c)
+{
+    return c->cu.num_simds * c->cu.wf_slots_per_simd;
+}
+
 gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
                          mem_pool *pool, stat_registry *st,
                          const mem_backing *backing, const mem_pagetable *pt)
@@ -381,7 +386,11 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
             NAME(what, "L1V[%u]", k);
             build_l1_path(&p, what, &c->l1v, &u->xv, &u->l1v);
             NAME(n, "GPU[%d].SA[%u].CU[%u]", gi, s, k);
-            u->cu = cu_new(eng, n, &c->cu, pool, st);
+            cu_config cc = c->cu;
+            /* Platform-wide scratch slots: GPU model, then CU, then slot. */
+            cc.scratch_slot_base = ((uint32_t)gi * c->num_cus + ci) *
+                                   gpu_build_wave_slots_per_cu(c);
+            u->cu = cu_new(eng, n, &cc, pool, st);
             conn_plug(sa->net, cu_vmem(u->cu));
             conn_plug(sa->net, cu_smem(u->cu));
             conn_plug(sa->net, cu_inst(u->cu));

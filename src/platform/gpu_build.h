@@ -116,5 +116,8 @@ sim_conn *gpu_build_xbar(gpu_build *g);
 void gpu_build_l1_route(const gpu_build *g, mem_route *out);
 /* Wavefront instructions issued by all CUs so far. */
 uint64_t gpu_build_wf_insts(const gpu_build *g);
+/* Wave slots of one CU (SIMDs x slots per SIMD); every CU of GPU model g
+** owns scratch slots [(g * num_cus + cu) * this, + this). */
+uint32_t gpu_build_wave_slots_per_cu(const gpu_build_config *c);
 
 #endif

@@ -388,6 +388,19 @@ const platform_config *platform_get_config(const platform *p)
 
 uint32_t platform_num_gpus(const platform *p) { return p->ngpu_models; }
 
+uint64_t platform_wave_slots(const platform *p)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < p->ngpu_models; i++) {
+        const gpu_build_config *c = gpu_build_get_config(p->gpus[i]);
+        uint64_t end = ((uint64_t)c->gpu + 1) * c->num_cus *
+                       gpu_build_wave_slots_per_cu(c);
+        if (end > n)
+            n = end;
+    }
+    return n;
+}
+
 gpu_build *platform_gpu(platform *p, uint32_t i)
 {
     return i < p->ngpu_models ? p->gpus[i] : NULL;

@@ -102,6 +102,9 @@ uint32_t platform_gpu_of(const platform *p, int gpu);
 /* The inter-GPU / memory network, NULL when there is none. */
 noc_net *platform_net_of(platform *p);
 uint64_t platform_wf_insts(const platform *p);
+/* Scratch slots a launch needs: one past the highest CU wave slot of any
+** GPU model (gpu_build_wave_slots_per_cu numbering). */
+uint64_t platform_wave_slots(const platform *p);
 
 /* GPU model i's DMA engine (NULL without with_dma or for a bad index). */
 dma_engine *platform_dma(platform *p, uint32_t i);

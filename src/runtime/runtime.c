@@ -467,6 +467,22 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
 
     uint64_t wg_items = (uint64_t)l->block[0] * l->block[1] * l->block[2];
     uint64_t waves = (wg_items + GCN_WAVE_LANES - 1) / GCN_WAVE_LANES;
+    if (priv && rt->opt.mode == MGS_MODE_TIMING) {
+        /* Many work-groups run at once: a slot per resident wave of the
+        ** whole platform (pages are backed only when touched). */
+        if ((rc = timing_ensure(rt)))
+            return rc;
+        uint64_t slots = platform_wave_slots(mgs_timing_platform(rt->timing));
+        if (slots > waves)
+            waves = slots;
+        if (waves * GCN_WAVE_LANES * priv > UINT32_MAX)
+            return mgs_error_set(MGS_ECONFIG,
+                                 "kernel %s: %u bytes of private memory per "
+                                 "work-item for %llu resident waves exceed "
+                                 "the 4 GiB scratch a dispatch can address",
+                                 k->prog.kernel->name, priv,
+                                 (unsigned long long)waves);
+    }
     if (priv &&
         (rc = mgs_devmem_alloc_range(&rt->mem, home,
                                      waves * GCN_WAVE_LANES * priv,
