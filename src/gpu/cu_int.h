@@ -77,6 +77,8 @@ typedef struct cu_memop {
     uint8_t done;          /* all data back */
     uint8_t fault;
     uint8_t in_use;
+    uint8_t inval;         /* a cache invalidation (buffer_wbinvl1*,
+                              s_dcache_inv*): one MEM_INVALIDATE, no plan */
 } cu_memop;
 
 typedef struct cu_wg {

@@ -309,6 +309,29 @@ static bool exec_mem(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
             gcn_write_s64(&wv->w, in->data0, now);
     }
     count_inst(c, wv, vector ? c->st.vmem : c->st.smem);
+    /* buffer_wbinvl1[_vol] (the L1V is write-through: invalidate) and
+    ** s_dcache_inv[_vol] invalidate the wave's L1: a MEM_INVALIDATE down
+    ** the same path, counted in vmcnt / lgkmcnt until the cache answers
+    ** (__threadfence and volatile accesses rely on it). */
+    bool inval = vector ? in->op == GCN_OP_BUFFER_WBINVL1 ||
+                              in->op == GCN_OP_BUFFER_WBINVL1_VOL
+                        : in->op == GCN_OP_S_DCACHE_INV ||
+                              in->op == GCN_OP_S_DCACHE_INV_VOL;
+    if (rc == MGS_OK && inval) {
+        c->plan_free[c->plan_nfree++] = p;
+        cu_memop *op = cu_memop_new(wv);
+        op->inval = 1;
+        op->pc = wv->w.pc;
+        op->vm = vector;
+        op->lgkm = !vector;
+        wv->vm_out += op->vm;
+        wv->lgkm_out += op->lgkm;
+        cu_memunit_push(u, op);
+        c->work |= vector ? CU_WORK_VMEM_Q : CU_WORK_SMEM_Q;
+        wv->w.pc += in->size;
+        wv->busy_until = now + 1;
+        return true;
+    }
     if (rc != MGS_OK || p->kind == GCN_MEM_NONE) {
         c->plan_free[c->plan_nfree++] = p;
         if (rc != MGS_OK) {

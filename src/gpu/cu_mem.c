@@ -98,6 +98,16 @@ static void op_done(cu *c, cu_memop *op, uint64_t now)
 static mem_msg *make_request(cu *c, cu_memunit *u, const cu_memop *op,
                              const cu_coal_req *r)
 {
+    if (op->inval) { /* the whole L1: size 0 */
+        mem_msg *m = mem_msg_alloc(c->pool, MEM_INVALIDATE);
+        m->flags = u->flags;
+        m->gpu = c->cfg.gpu;
+        m->origin = (void *)op;
+        m->issue_time = eng_now(c->base.eng);
+        m->base.bytes = 8;
+        m->base.dst = mem_route_lookup(&u->route, 0);
+        return m;
+    }
     const gcn_mem_plan *p = op->plan;
     mem_msg_type type = p->kind == GCN_MEM_LOAD    ? MEM_READ
                         : p->kind == GCN_MEM_STORE ? MEM_WRITE
@@ -140,7 +150,9 @@ bool cu_memunit_run(cu *c, cu_memunit *u, uint64_t now)
         if (!u->coalesced) {
             if (u->next_start > now)
                 return progress;
-            u->nreq = cu_coalesce(op->plan, c->cfg.vmem_line, u->reqs);
+            u->nreq = op->inval ? 1
+                                : cu_coalesce(op->plan, c->cfg.vmem_line,
+                                              u->reqs);
             u->sent = 0;
             u->coalesced = true;
             u->next_start = now + u->issue_cycles;
