@@ -319,20 +319,8 @@ static bool exec_mem(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
                               in->op == GCN_OP_S_DCACHE_INV_VOL;
     if (rc == MGS_OK && inval) {
         c->plan_free[c->plan_nfree++] = p;
-        cu_memop *op = cu_memop_new(wv);
-        op->inval = 1;
-        op->pc = wv->w.pc;
-        op->vm = vector;
-        op->lgkm = !vector;
-        wv->vm_out += op->vm;
-        wv->lgkm_out += op->lgkm;
-        cu_memunit_push(u, op);
-        c->work |= vector ? CU_WORK_VMEM_Q : CU_WORK_SMEM_Q;
-        wv->w.pc += in->size;
-        wv->busy_until = now + 1;
-        return true;
-    }
-    if (rc != MGS_OK || p->kind == GCN_MEM_NONE) {
+        p = NULL; /* one MEM_INVALIDATE, nothing to plan */
+    } else if (rc != MGS_OK || p->kind == GCN_MEM_NONE) {
         c->plan_free[c->plan_nfree++] = p;
         if (rc != MGS_OK) {
             fail(c, wv, in, rc);
@@ -344,9 +332,11 @@ static bool exec_mem(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
     }
     cu_memop *op = cu_memop_new(wv);
     op->plan = p;
+    op->inval = inval;
     op->pc = wv->w.pc;
     op->vm = vector;
-    op->lgkm = !vector || flat; /* FLAT counts on both (it may hit LDS) */
+    /* FLAT counts on both (it may hit LDS); an invalidation on its own. */
+    op->lgkm = !vector || (flat && !inval);
     wv->vm_out += op->vm;
     wv->lgkm_out += op->lgkm;
     cu_memunit_push(u, op);
