@@ -17,9 +17,9 @@
 ** Model. A copy is split into chunks of at most cfg.chunk bytes that never
 ** cross a chunk-aligned boundary of a device-side source or destination
 ** (caches require requests within one line; host memory is not cached
-** here, so a misaligned host buffer does not split chunks). Each chunk is a read of the source
-** space followed, when its data arrives, by a write of those bytes to the
-** destination space; at most max_inflight chunks are in flight and
+** here, so a misaligned host buffer does not split chunks). Each chunk is
+** a read of the source space followed, when its data arrives, by a write
+** of those bytes to the destination space; at most max_inflight chunks are in flight and
 ** chunks_per_cycle new ones start per cycle. Copies are started in the
 ** order their commands arrive (up to max_copies at once, later commands
 ** wait in the ctrl port: back-pressure on the driver); a copy completes

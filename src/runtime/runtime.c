@@ -231,21 +231,27 @@ int mgs_memcpy_d2h(mgs_rt *rt, void *dst, mgs_dptr src, size_t n)
     return rc;
 }
 
-/* Overlapping timed d2d (memmove): through a host bounce buffer, in the
-** order that never overwrites source bytes not yet read. */
-static int timed_move(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n)
+/* d2d through a host bounce buffer (memmove order: never overwrites source
+** bytes not yet read), each chunk a d2h then an h2d: timed through the DMA
+** engines, or directly on the backing store. A copy never costs n bytes of
+** host memory. */
+static int bounce_copy(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n,
+                       bool timed)
 {
     enum { BOUNCE = 64 * 1024 };
     uint8_t *buf = mgs_xmalloc(BOUNCE);
-    bool backward = dst > src;
+    bool backward = dst > src && dst < src + n;
     int rc = MGS_OK;
-    for (size_t done = 0; done < n && !rc;) {
+    for (size_t done = 0; done < n && !rc; ) {
         size_t chunk = n - done < BOUNCE ? n - done : BOUNCE;
         size_t at = backward ? n - done - chunk : done;
-        if (!(rc = timed_copy(rt, MGS_TIMING_D2H, (uint64_t)(uintptr_t)buf,
-                              src + at, chunk)))
-            rc = timed_copy(rt, MGS_TIMING_H2D, dst + at,
-                            (uint64_t)(uintptr_t)buf, chunk);
+        uint64_t host = (uint64_t)(uintptr_t)buf;
+        if (timed) {
+            if (!(rc = timed_copy(rt, MGS_TIMING_D2H, host, src + at, chunk)))
+                rc = timed_copy(rt, MGS_TIMING_H2D, dst + at, host, chunk);
+        } else if (!(rc = mgs_devmem_read(&rt->mem, src + at, buf, chunk))) {
+            rc = mgs_devmem_write(&rt->mem, dst + at, buf, chunk);
+        }
         done += chunk;
     }
     free(buf);
@@ -254,38 +260,24 @@ static int timed_move(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n)
 
 int mgs_memcpy_d2d(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n)
 {
-    int sync_rc = timing_sync(rt);
-    if (sync_rc)
-        return sync_rc;
-    /* Page-sized bounce buffer: a copy never costs n bytes of host memory. */
-    uint8_t buf[MGS_DEVMEM_PAGE_SIZE];
-    int rc;
+    int rc = timing_sync(rt);
+    if (rc)
+        return rc;
     /* Validate both ends first so a failing copy writes nothing. */
-    if (n && ((rc = mgs_devmem_read(&rt->mem, src + n - 1, buf, 1)) ||
-              (rc = mgs_devmem_read(&rt->mem, src, buf, 1)) ||
-              (rc = mgs_devmem_read(&rt->mem, dst + n - 1, buf, 1)) ||
-              (rc = mgs_devmem_read(&rt->mem, dst, buf, 1))))
+    uint8_t probe;
+    if (n && ((rc = mgs_devmem_read(&rt->mem, src + n - 1, &probe, 1)) ||
+              (rc = mgs_devmem_read(&rt->mem, src, &probe, 1)) ||
+              (rc = mgs_devmem_read(&rt->mem, dst + n - 1, &probe, 1)) ||
+              (rc = mgs_devmem_read(&rt->mem, dst, &probe, 1))))
         return rc;
     bool overlap = dst < src + n && src < dst + n;
-    if (n && copies_timed(rt)) {
-        rc = overlap ? timed_move(rt, dst, src, n)
-                     : timed_copy(rt, MGS_TIMING_D2D, dst, src, n);
-        if (!rc)
-            count_copy(rt, n);
-        return rc;
-    }
-    bool backward = dst > src && dst < src + n; /* overlapping: memmove */
-    size_t done = 0;
-    while (done < n) {
-        size_t chunk = n - done < sizeof buf ? n - done : sizeof buf;
-        size_t at = backward ? n - done - chunk : done;
-        if ((rc = mgs_devmem_read(&rt->mem, src + at, buf, chunk)) ||
-            (rc = mgs_devmem_write(&rt->mem, dst + at, buf, chunk)))
-            return rc;
-        done += chunk;
-    }
-    count_copy(rt, n);
-    return MGS_OK;
+    bool timed = copies_timed(rt);
+    rc = n && timed && !overlap
+             ? timed_copy(rt, MGS_TIMING_D2D, dst, src, n)
+             : bounce_copy(rt, dst, src, n, timed);
+    if (!rc)
+        count_copy(rt, n);
+    return rc;
 }
 
 int mgs_memset(mgs_rt *rt, mgs_dptr dst, int value, size_t n)

@@ -73,7 +73,6 @@ struct mgs_timing {
     uint32_t nposted;
     bool posted_all;          /* an MGS_GPU_ALL launch is among them */
     mgs_time post_start;      /* engine time when the first was posted */
-    gcn_emu_launch flush_el;  /* a posted launch, for the release phase */
 };
 
 /* ---- driver ---- */
@@ -386,6 +385,20 @@ static void post_launch(mgs_timing *t, uint32_t i)
     d->done[i] = false;
 }
 
+/* An empty launch: the CP's invalidate and L2 flush + invalidate only. */
+static void prepare_flush(mgs_timing *t, uint32_t i)
+{
+    gpu_launch *l = &t->launch[i];
+    memset(l, 0, sizeof *l);
+    for (int k = 0; k < 3; k++)
+        l->num_groups[k] = 1;
+    l->total_groups = 1;
+    l->waves_per_group = 1;
+    l->vgprs_per_wave = 4;
+    l->sgprs_per_wave = 16;
+    l->wg_begin = l->wg_end = 1;   /* no work-group */
+}
+
 /* Runs the engine until every posted launch answered. */
 static int run_posted(mgs_timing *t, const bool *posted)
 {
@@ -459,7 +472,6 @@ int mgs_timing_post(mgs_timing *t, int gpu, const gcn_emu_launch *el)
             t->nposted++;
         }
     t->posted_all |= ntargets > 1;
-    t->flush_el = *el;
     return MGS_OK;
 }
 
@@ -504,9 +516,7 @@ int mgs_timing_sync(mgs_timing *t, mgs_timing_result *res)
         if (!flush[i])
             continue;
         any = true;
-        if ((rc = prepare_launch(t, i, &t->flush_el, UINT64_MAX,
-                                 UINT64_MAX)))
-            return rc;
+        prepare_flush(t, i);
         post_launch(t, i);
     }
     if (any && (rc = run_posted(t, flush)))
@@ -583,20 +593,6 @@ static void add_cmd(tm_driver *d, uint32_t e, dma_space ss, uint64_t src,
     m->flags = flags;
     m->base.dst = ctrl;
     d->cmd_model[d->ncmds++] = (uint8_t)e;
-}
-
-/* An empty launch: the CP's invalidate and L2 flush + invalidate only. */
-static void prepare_flush(mgs_timing *t, uint32_t i)
-{
-    gpu_launch *l = &t->launch[i];
-    memset(l, 0, sizeof *l);
-    for (int k = 0; k < 3; k++)
-        l->num_groups[k] = 1;
-    l->total_groups = 1;
-    l->waves_per_group = 1;
-    l->vgprs_per_wave = 4;
-    l->sgprs_per_wave = 16;
-    l->wg_begin = l->wg_end = 1;   /* no work-group */
 }
 
 int mgs_timing_copy(mgs_timing *t, mgs_timing_copy_kind kind, uint64_t dst,
