@@ -25,9 +25,5 @@ int gcn_exec_mem(gcn_wave *w, const gcn_inst *in)
     int rc = gcn_mem_plan_vector(w, in, &p);
     if (rc || p.kind == GCN_MEM_NONE)
         return rc;
-    const gcn_exec_ctx *ctx = w->ctx;
-    if ((rc = gcn_mem_plan_access(&p, ctx->mem_ops, ctx->mem)))
-        return rc;
-    gcn_mem_plan_complete(w, &p);
-    return MGS_OK;
+    return gcn_mem_plan_run(w, &p);
 }

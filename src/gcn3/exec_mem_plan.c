@@ -523,6 +523,15 @@ int gcn_mem_plan_access(gcn_mem_plan *p, const gcn_mem_ops *ops, void *mem)
 
 /* ---- completion ---- */
 
+int gcn_mem_plan_run(gcn_wave *w, gcn_mem_plan *p)
+{
+    const gcn_exec_ctx *ctx = w->ctx;
+    int rc = gcn_mem_plan_access(p, ctx->mem_ops, ctx->mem);
+    if (rc == MGS_OK)
+        gcn_mem_plan_complete(w, p);
+    return rc;
+}
+
 void gcn_mem_plan_complete(gcn_wave *w, const gcn_mem_plan *p)
 {
     if (!p->returns)

@@ -83,4 +83,8 @@ int gcn_mem_plan_access(gcn_mem_plan *p, const gcn_mem_ops *ops, void *mem);
 /* Writes load results / atomic return values into the registers. */
 void gcn_mem_plan_complete(gcn_wave *w, const gcn_mem_plan *p);
 
+/* Emu mode, both phases at once: the plan's accesses through the wave's
+** context (w->ctx) then the register writes. MGS_OK or MGS_EFAULT. */
+int gcn_mem_plan_run(gcn_wave *w, gcn_mem_plan *p);
+
 #endif

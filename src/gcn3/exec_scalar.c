@@ -549,11 +549,7 @@ static int exec_smem(gcn_wave *w, const gcn_inst *in)
     int rc = gcn_mem_plan_scalar(w, in, &p);
     if (rc || p.kind == GCN_MEM_NONE)
         return rc;
-    const gcn_exec_ctx *ctx = w->ctx;
-    if ((rc = gcn_mem_plan_access(&p, ctx->mem_ops, ctx->mem)))
-        return rc;
-    gcn_mem_plan_complete(w, &p);
-    return MGS_OK;
+    return gcn_mem_plan_run(w, &p);
 }
 
 int gcn_exec_scalar(gcn_wave *w, const gcn_inst *in)
