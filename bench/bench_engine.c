@@ -19,17 +19,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench_util.h"
 #include "mgsim/errors.h"
 #include "sim/comp.h"
 #include "sim/demo.h"
 #include "sim/engine.h"
-
-static double wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 #define SCHED_PENDING 1024
 #define SCHED_EVENTS 5000000ULL
@@ -68,9 +62,9 @@ static int bench_sched(double scale, bool distinct)
         eng_schedule(e, &s.ev[i], distinct ? (uint64_t)i * 7
                                            : (uint64_t)(i % 64) * 1000);
     }
-    double t0 = wall();
+    double t0 = bench_clock_s(CLOCK_MONOTONIC);
     int rc = eng_run(e);
-    double dt = wall() - t0;
+    double dt = bench_clock_s(CLOCK_MONOTONIC) - t0;
     printf("BENCH engine_sched%s events_per_s=%.0f events=%llu wall_s=%.3f\n",
            distinct ? "_distinct" : "", (double)eng_events(e) / dt,
            (unsigned long long)eng_events(e), dt);
@@ -85,9 +79,9 @@ static int bench_pingpong(double scale)
     sim_demo_params_default(&p);
     p.messages = (uint64_t)((double)p.messages * scale) + 1;
     sim_demo_result r;
-    double t0 = wall();
+    double t0 = bench_clock_s(CLOCK_MONOTONIC);
     int rc = sim_demo_run(&p, NULL, NULL, NULL, &r);
-    double dt = wall() - t0;
+    double dt = bench_clock_s(CLOCK_MONOTONIC) - t0;
     if (rc != MGS_OK) {
         fprintf(stderr, "bench_engine: %s\n", mgs_error_msg());
         return rc;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench/bench_util.h"
 #include "mgsim/errors.h"
 #include "noc/noc.h"
 #include "noc/topo.h"
@@ -99,13 +100,6 @@ static void st_free(streamer *s)
     free(s);
 }
 
-static double wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static int bench_link(double scale)
 {
     uint64_t n = (uint64_t)(2000000 * scale) + 2;
@@ -129,9 +123,9 @@ static int bench_link(double scale)
     sa->ndsts = sb->ndsts = 1;
     eng_schedule(e, &sa->ev, 0);
     eng_schedule(e, &sb->ev, 0);
-    double t0 = wall();
+    double t0 = bench_clock_s(CLOCK_MONOTONIC);
     int rc = eng_run(e);
-    double dt = wall() - t0;
+    double dt = bench_clock_s(CLOCK_MONOTONIC) - t0;
     if (rc != MGS_OK || sb->received != n || sa->received != n) {
         fprintf(stderr, "bench_noc: link run failed: %s\n", mgs_error_msg());
         return 1;
@@ -175,9 +169,9 @@ static int bench_xbar(double scale)
         g[i]->ndsts = 4;
         eng_schedule(e, &g[i]->ev, 0);
     }
-    double t0 = wall();
+    double t0 = bench_clock_s(CLOCK_MONOTONIC);
     int rc = eng_run(e);
-    double dt = wall() - t0;
+    double dt = bench_clock_s(CLOCK_MONOTONIC) - t0;
     mgs_time first = MGS_TIME_MAX, last = 0;
     uint64_t got = 0;
     for (int i = 0; i < 4; i++) {

@@ -24,13 +24,10 @@
 #include "bench/bench_util.h"
 #include "mgsim/errors.h"
 #include "mgsim/runtime.h"
-#include "workloads/workload.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
 typedef struct bench_run {
@@ -59,49 +56,21 @@ static int run_mm(int gpus, const char *platform, uint32_t n, const float *a,
     if (rc)
         return fail("runtime", rc);
     int where = gpus > 1 ? MGS_GPU_ALL : 0;
-    char path[4096];
-    wl_kernel_path("mm.hsaco", path, sizeof path);
-    mgs_module *m;
-    mgs_kernel *k;
-    mgs_dptr da, db, dc;
-    if ((rc = mgs_module_load(rt, path, &m)) ||
-        (rc = mgs_module_kernel(m, "mm", &k)) ||
-        (rc = mgs_malloc(rt, where, nn * 4, &da)) ||
-        (rc = mgs_malloc(rt, where, nn * 4, &db)) ||
-        (rc = mgs_malloc(rt, where, nn * 4, &dc)) ||
-        (rc = mgs_memcpy_h2d(rt, da, a, nn * 4)) ||
-        (rc = mgs_memcpy_h2d(rt, db, b, nn * 4))) {
+    bench_mm mm;
+    if ((rc = bench_mm_setup(rt, where, n, a, b, &mm))) {
         mgs_rt_free(rt);
         return fail("setup", rc);
     }
-    struct { uint64_t a, b, c; uint32_t n; } args = {da, db, dc, n};
-    mgs_launch l = {.grid = {n, n, 1}, .block = {16, 16, 1}, .args = &args,
-                    .args_size = 28, .gpu = where};
-    double t0 = bench_clock_s(CLOCK_MONOTONIC), c0 = bench_clock_s(CLOCK_THREAD_CPUTIME_ID);
-    rc = mgs_launch_kernel(rt, k, &l);
+    rc = bench_mm_launch(rt, &mm, n, where, 1, &out->wall, &out->cpu);
     if (rc == MGS_OK)
-        rc = mgs_synchronize(rt);
-    out->wall = bench_clock_s(CLOCK_MONOTONIC) - t0;
-    out->cpu = bench_clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
-    if (rc == MGS_OK)
-        rc = mgs_memcpy_d2h(rt, c, dc, nn * 4);
+        rc = mgs_memcpy_d2h(rt, c, mm.dc, nn * 4);
     mgs_rt_totals_get(rt, &out->totals);
     mgs_rt_free(rt);
     if (rc)
         return fail("launch", rc);
-    for (uint32_t i = 0; i < n; i += 7) {
-        uint32_t j = (i * 13) % n;
-        float want = 0.0f;
-        for (uint32_t kk = 0; kk < n; kk++)
-            want += a[(size_t)i * n + kk] * b[(size_t)kk * n + j];
-        float got = c[(size_t)i * n + j];
-        if (fabsf(got - want) > 1e-4f * fabsf(want)) {
-            fprintf(stderr, "bench_timing4: %d GPU(s): C[%u][%u] = %g, "
-                    "expected %g\n", gpus, i, j, (double)got, (double)want);
-            return 1;
-        }
-    }
-    return 0;
+    char who[64];
+    snprintf(who, sizeof who, "bench_timing4: %d GPU(s)", gpus);
+    return bench_mm_check(who, n, a, b, c);
 }
 
 static double rate(const bench_run *r)
@@ -112,8 +81,6 @@ static double rate(const bench_run *r)
 static void print_run(const char *name, const bench_run *r, uint32_t n,
                       int gpus, const char *platform)
 {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
     double cycles = (double)r->totals.sim_time_ps / 1000.0; /* 1 GHz */
     printf("BENCH %s wf_insts_per_s=%.0f sim_cycles_per_s=%.0f wall_s=%.3f "
            "cpu_s=%.3f n=%u gpus=%d platform=%s wf_insts=%llu "
@@ -121,18 +88,15 @@ static void print_run(const char *name, const bench_run *r, uint32_t n,
            name, rate(r), r->cpu > 0 ? cycles / r->cpu : 0.0, r->wall,
            r->cpu, n, gpus, platform,
            (unsigned long long)r->totals.wf_insts, cycles,
-           (double)ru.ru_maxrss / 1024.0);
+           bench_peak_rss_mb());
 }
 
 int main(int argc, char **argv)
 {
-    uint32_t n = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 0) : 256;
-    const char *platform = argc > 2 ? argv[2] : "unified";
-    if (n < 16 || n % 16) {
-        fprintf(stderr, "bench_timing4: n must be a positive multiple of "
-                "16\n");
+    uint32_t n;
+    if (bench_mm_order(argc, argv, 256, "bench_timing4", &n))
         return 2;
-    }
+    const char *platform = argc > 2 ? argv[2] : "unified";
     float *a, *b, *c;
     if (bench_mm_inputs(n, &a, &b, &c))
         return 4;

@@ -19,6 +19,7 @@
 **   name matches run (for callgrind: the instruction count of one class
 **   divided by 3 * iterations; see docs/performance.md).
 */
+#include "bench/bench_util.h"
 #include "gcn3/exec.h"
 #include "gcn3/inst.h"
 #include "gcn3/wave.h"
@@ -35,13 +36,6 @@
 
 static uint32_t vgpr[NVGPR * GCN_WAVE_LANES];
 static uint8_t lds[LDS_BYTES];
-
-static double cpu_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 #define V(n) (GCN_OPR_VGPR0 + (n))
 
@@ -185,7 +179,7 @@ int main(int argc, char **argv)
         for (int rep = 0; rep < 3; rep++) {
             init_state(&w, &ctx);
             w.exec = bc->exec;
-            double t0 = cpu_s();
+            double t0 = bench_clock_s(CLOCK_THREAD_CPUTIME_ID);
             for (long i = 0; i < iters; i++) {
                 int rc = bc->in.fmt == GCN_FMT_DS ? gcn_exec_ds(&w, &bc->in)
                                                   : gcn_exec_valu(&w, &bc->in);
@@ -195,7 +189,7 @@ int main(int argc, char **argv)
                     return 3;
                 }
             }
-            double t = cpu_s() - t0;
+            double t = bench_clock_s(CLOCK_THREAD_CPUTIME_ID) - t0;
             best = t < best ? t : best;
         }
         printf("BENCH %s ns_per_inst=%.1f insts=%ld\n", name,

@@ -7,6 +7,12 @@
 **
 ** Ownership: requests come from the pool; after the run the test calls
 ** agent_release_all, which frees every recorded response and its request.
+**
+** The end of the file holds the scaffolding those tests share around the
+** agent: a flat backing array, virtual-address requests of pid 1, one-agent
+** runs, latencies, the one-statistic lookup and the common teardown. The
+** checks there are cmocka asserts, so a test file includes cmocka (and its
+** prerequisite headers) before this header.
 */
 #ifndef MGS_TESTS_DRAMTEST_AGENT_H
 #define MGS_TESTS_DRAMTEST_AGENT_H
@@ -19,6 +25,7 @@
 #include "sim/comp.h"
 #include "sim/conn.h"
 #include "sim/port.h"
+#include "sim/stats.h"
 
 #define AGENT_MAX 16384
 
@@ -140,6 +147,95 @@ static inline sim_conn *agent_conn(sim_engine *e, const char *name, mgs_time per
     cc.bytes_per_cycle = 1u << 20;
     cc.lane_capacity = lane_capacity;
     return conn_new(e, name, &cc, NULL);
+}
+
+/* ---- shared test scaffolding ------------------------------------------ */
+
+/* A flat backing store of AGENT_MEM_BYTES bytes at ud (mem_backing
+** callbacks); accesses past the end fault. */
+#define AGENT_MEM_BYTES (1u << 20)
+
+static inline int agent_mem_read(void *ud, uint64_t paddr, void *dst, size_t n)
+{
+    if (paddr + n > AGENT_MEM_BYTES)
+        return MGS_EFAULT;
+    memcpy(dst, (uint8_t *)ud + paddr, n);
+    return MGS_OK;
+}
+
+static inline int agent_mem_write(void *ud, uint64_t paddr, const void *src,
+                                  size_t n)
+{
+    if (paddr + n > AGENT_MEM_BYTES)
+        return MGS_EFAULT;
+    memcpy((uint8_t *)ud + paddr, src, n);
+    return MGS_OK;
+}
+
+/* agent_add for a virtual address of pid 1. */
+static inline mem_msg *agent_add_virt(agent *a, mem_msg_type type,
+                                      uint64_t vaddr, uint32_t size,
+                                      mgs_time at)
+{
+    mem_msg *m = agent_add(a, type, vaddr, size, at);
+    m->pid = 1;
+    m->flags = 0; /* virtual */
+    return m;
+}
+
+/* Starts the agent, runs the engine dry and checks that every request of
+** the script was answered. */
+static inline void agent_run(sim_engine *e, agent *a)
+{
+    agent_start(a);
+    assert_int_equal(eng_run(e), MGS_OK);
+    assert_int_equal(a->nrsp, a->nreq);
+}
+
+/* Time the device held request i: response sent - request arrived. */
+static inline mgs_time agent_latency(const agent *a, uint32_t i)
+{
+    mem_msg *r = agent_rsp_of(a, i);
+    assert_non_null(r);
+    return r->base.send_time - r->req->base.arrive_time;
+}
+
+/* Common teardown once the components are freed: checks every message went
+** back to the pool, then frees the pool, the statistics and the engine. */
+static inline void agent_env_free(sim_engine *e, mem_pool *pool,
+                                  stat_registry *stats)
+{
+    assert_int_equal(mem_pool_outstanding(pool), 0);
+    mem_pool_free(pool);
+    stat_registry_free(stats);
+    eng_free(e);
+}
+
+typedef struct agent_stat_find {
+    const char *comp, *metric; /* comp NULL: any component */
+    double v;
+    int n;
+} agent_stat_find;
+
+static inline void agent_stat_row(const stat_row *r, void *ud)
+{
+    agent_stat_find *f = ud;
+    if ((!f->comp || !strcmp(r->component, f->comp)) &&
+        !strcmp(r->metric, f->metric)) {
+        f->v = r->value;
+        f->n++;
+    }
+}
+
+/* The value of statistic `metric` of component `comp` (NULL: of any
+** component) at `now`; checks that exactly one row matches. */
+static inline double agent_stat(const stat_registry *stats, mgs_time now,
+                                const char *comp, const char *metric)
+{
+    agent_stat_find f = {comp, metric, 0, 0};
+    stat_registry_foreach(stats, now, agent_stat_row, &f);
+    assert_int_equal(f.n, 1);
+    return f.v;
 }
 
 #endif

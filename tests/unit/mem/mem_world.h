@@ -4,6 +4,9 @@
 **              through its port and records every answer with its time
 **   mem_world  tester agents -> L1s -> interleaved L2 banks -> simplemem,
 **              each arrow a connection; or a probe -> one cache -> memory
+** plus what other fixtures of these tests share: the L1/L2 configuration
+** (mem_world_cache_defaults) and statistics read through the text dump
+** (stats_row_append, stats_counter).
 */
 #ifndef MGS_TEST_MEM_WORLD_H
 #define MGS_TEST_MEM_WORLD_H
@@ -167,21 +170,28 @@ typedef struct mem_world {
     sim_conn *c_top, *c_mid, *c_bot, *c_ctrl;
 } mem_world;
 
+/* The small two-level hierarchy of the tests: 1 KiB L1s, 4 KiB 4-way
+** write-back L2 banks that do atomics and do not bypass for GLC. */
+static inline void mem_world_cache_defaults(cache_config *l1, cache_config *l2)
+{
+    cache_config_default(l1);
+    l1->size = 1024;
+    l1->hit_latency = 2;
+    cache_config_default(l2);
+    l2->size = 4096;
+    l2->ways = 4;
+    l2->hit_latency = 4;
+    l2->write_policy = CACHE_WRITE_BACK;
+    l2->atomics_here = true;
+    l2->glc_bypass = false;
+}
+
 static inline void mem_world_params_default(mem_world_params *p)
 {
     memset(p, 0, sizeof *p);
     p->nl1 = 2;
     p->nl2 = 2;
-    cache_config_default(&p->l1);
-    p->l1.size = 1024;
-    p->l1.hit_latency = 2;
-    cache_config_default(&p->l2);
-    p->l2.size = 4096;
-    p->l2.ways = 4;
-    p->l2.hit_latency = 4;
-    p->l2.write_policy = CACHE_WRITE_BACK;
-    p->l2.atomics_here = true;
-    p->l2.glc_bypass = false;
+    mem_world_cache_defaults(&p->l1, &p->l2);
     simplemem_config_default(&p->mem);
     p->mem.latency = 20;
     mem_tester_config_default(&p->tester);
@@ -290,6 +300,21 @@ static inline void stats_row_append(const stat_row *row, void *ud)
     size_t n = strlen(*buf), k = strlen(line);
     *buf = mgs_xrealloc(*buf, n + k + 1);
     memcpy(*buf + n, line, k + 1);
+}
+
+/* Counter `metric` of component `comp`, read at time 0 through the text
+** dump (the public interface), or UINT64_MAX if there is none. */
+static inline uint64_t stats_counter(const stat_registry *st, const char *comp,
+                                     const char *metric)
+{
+    char *buf = mgs_xstrdup("\n");
+    stat_registry_foreach(st, 0, stats_row_append, &buf);
+    char key[256];
+    snprintf(key, sizeof key, "\n%s %s ", comp, metric);
+    char *at = strstr(buf, key);
+    uint64_t v = at ? strtoull(at + strlen(key), NULL, 10) : UINT64_MAX;
+    free(buf);
+    return v;
 }
 
 /* All statistics as text (caller frees). */

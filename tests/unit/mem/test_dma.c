@@ -231,14 +231,7 @@ static uint64_t hptr(const void *p) { return (uint64_t)(uintptr_t)p; }
 static uint64_t counter(stat_registry *st, const char *comp,
                         const char *metric)
 {
-    char *buf = mgs_xstrdup("\n");
-    stat_registry_foreach(st, 0, stats_row_append, &buf);
-    char key[256];
-    snprintf(key, sizeof key, "\n%s %s ", comp, metric);
-    char *at = strstr(buf, key);
-    uint64_t v = at ? strtoull(at + strlen(key), NULL, 10) : UINT64_MAX;
-    free(buf);
-    return v;
+    return stats_counter(st, comp, metric);
 }
 
 /* Runs one command to completion; returns its duration in ps. */

@@ -22,7 +22,7 @@
 #include "mem/dram_int.h"
 #include "sim/stats.h"
 
-#define MEM_BYTES (1u << 20)
+#define MEM_BYTES AGENT_MEM_BYTES /* flat backing array, agent_mem_* */
 
 typedef struct world {
     sim_engine *e;
@@ -36,22 +36,6 @@ typedef struct world {
     sim_conn *conn;
     uint64_t dram_events;
 } world;
-
-static int mem_read(void *ud, uint64_t paddr, void *dst, size_t n)
-{
-    if (paddr + n > MEM_BYTES)
-        return MGS_EFAULT;
-    memcpy(dst, (uint8_t *)ud + paddr, n);
-    return MGS_OK;
-}
-
-static int mem_write(void *ud, uint64_t paddr, const void *src, size_t n)
-{
-    if (paddr + n > MEM_BYTES)
-        return MGS_EFAULT;
-    memcpy((uint8_t *)ud + paddr, src, n);
-    return MGS_OK;
-}
 
 static void count_dram_events(const sim_hook_ctx *ctx, void *ud)
 {
@@ -78,7 +62,7 @@ static void world_init(world *w, const dram_config *cfg, mgs_time conn_period,
     w->mem = calloc(1, MEM_BYTES);
     for (uint32_t i = 0; i < MEM_BYTES; i++)
         w->mem[i] = (uint8_t)(i * 7 + 3);
-    w->backing = (mem_backing){mem_read, mem_write, w->mem};
+    w->backing = (mem_backing){agent_mem_read, agent_mem_write, w->mem};
     w->cfg = *cfg;
     assert_int_equal(dram_config_validate(cfg), MGS_OK);
     w->d = dram_new(w->e, "DRAM[0]", cfg, w->pool, w->stats, &w->backing);
@@ -92,9 +76,7 @@ static void world_init(world *w, const dram_config *cfg, mgs_time conn_period,
 
 static void world_run(world *w)
 {
-    agent_start(w->a);
-    assert_int_equal(eng_run(w->e), MGS_OK);
-    assert_int_equal(w->a->nrsp, w->a->nreq);
+    agent_run(w->e, w->a);
 }
 
 static void world_fini(world *w)
@@ -103,42 +85,19 @@ static void world_fini(world *w)
     dram_free(w->d);
     conn_free(w->conn);
     agent_free(w->a);
-    assert_int_equal(mem_pool_outstanding(w->pool), 0);
-    mem_pool_free(w->pool);
-    stat_registry_free(w->stats);
-    eng_free(w->e);
+    agent_env_free(w->e, w->pool, w->stats);
     free(w->mem);
-}
-
-typedef struct stat_find {
-    const char *metric;
-    double value;
-    int found;
-} stat_find;
-
-static void find_row(const stat_row *row, void *ud)
-{
-    stat_find *f = ud;
-    if (!strcmp(row->metric, f->metric)) {
-        f->value = row->value;
-        f->found++;
-    }
 }
 
 static double stat_of(world *w, const char *metric)
 {
-    stat_find f = {metric, 0, 0};
-    stat_registry_foreach(w->stats, eng_now(w->e), find_row, &f);
-    assert_int_equal(f.found, 1);
-    return f.value;
+    return agent_stat(w->stats, eng_now(w->e), NULL, metric);
 }
 
 /* Time the controller held request i: response sent - request arrived. */
 static mgs_time latency_of(world *w, uint32_t i)
 {
-    mem_msg *r = agent_rsp_of(w->a, i);
-    assert_non_null(r);
-    return r->base.send_time - r->req->base.arrive_time;
+    return agent_latency(w->a, i);
 }
 
 /* ---- configuration ---------------------------------------------------- */

@@ -54,17 +54,12 @@ static void mw_init(mworld *w, uint32_t max_walks)
 
 static mem_msg *xl(mworld *w, uint64_t vaddr, mgs_time at)
 {
-    mem_msg *m = agent_add(w->a, MEM_XLATE, vaddr, 0, at);
-    m->pid = 1;
-    m->flags = 0;
-    return m;
+    return agent_add_virt(w->a, MEM_XLATE, vaddr, 0, at);
 }
 
 static void mw_run(mworld *w)
 {
-    agent_start(w->a);
-    assert_int_equal(eng_run(w->e), MGS_OK);
-    assert_int_equal(w->a->nrsp, w->a->nreq);
+    agent_run(w->e, w->a);
 }
 
 static void mw_fini(mworld *w)
@@ -73,27 +68,12 @@ static void mw_fini(mworld *w)
     mmu_free(w->m);
     conn_free(w->conn);
     agent_free(w->a);
-    assert_int_equal(mem_pool_outstanding(w->pool), 0);
-    mem_pool_free(w->pool);
-    stat_registry_free(w->stats);
-    eng_free(w->e);
+    agent_env_free(w->e, w->pool, w->stats);
 }
 
-typedef struct sfind { const char *metric; double v; int n; } sfind;
-static void sfind_row(const stat_row *r, void *ud)
-{
-    sfind *f = ud;
-    if (!strcmp(r->metric, f->metric)) {
-        f->v = r->value;
-        f->n++;
-    }
-}
 static double stat_of(mworld *w, const char *metric)
 {
-    sfind f = {metric, 0, 0};
-    stat_registry_foreach(w->stats, eng_now(w->e), sfind_row, &f);
-    assert_int_equal(f.n, 1);
-    return f.v;
+    return agent_stat(w->stats, eng_now(w->e), NULL, metric);
 }
 
 static void test_walk_latency_and_address(void **state)

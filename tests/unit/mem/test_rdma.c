@@ -145,20 +145,7 @@ static mem_msg *remote_req(duo *d, int g, mem_msg_type type, uint64_t addr,
 
 static uint64_t counter(stat_registry *r, const char *comp, const char *metric)
 {
-    (void)r;
-    /* Read through the text dump to stay on the public interface. */
-    char *buf = mgs_xstrdup("");
-    stat_registry_foreach(r, 0, stats_row_append, &buf);
-    char key[256];
-    snprintf(key, sizeof key, "\n%s %s ", comp, metric);
-    char *all = mgs_xmalloc(strlen(buf) + 2);
-    all[0] = '\n';
-    strcpy(all + 1, buf);
-    char *at = strstr(all, key);
-    uint64_t v = at ? strtoull(at + strlen(key), NULL, 10) : UINT64_MAX;
-    free(all);
-    free(buf);
-    return v;
+    return stats_counter(r, comp, metric); /* through the text dump */
 }
 
 /* ---- functional ---------------------------------------------------------- */
@@ -537,16 +524,7 @@ static void mgpu_params_default(mgpu_params *p)
     memset(p, 0, sizeof *p);
     p->ngpus = 2;
     duo_params_default(&p->base);
-    cache_config_default(&p->l1);
-    p->l1.size = 1024;
-    p->l1.hit_latency = 2;
-    cache_config_default(&p->l2);
-    p->l2.size = 4096;
-    p->l2.ways = 4;
-    p->l2.hit_latency = 4;
-    p->l2.write_policy = CACHE_WRITE_BACK;
-    p->l2.atomics_here = true;
-    p->l2.glc_bypass = false;
+    mem_world_cache_defaults(&p->l1, &p->l2); /* as mem_world's */
     p->max_size = 128;
     p->ops_per_agent = 1500;
     p->seed = 7;

@@ -76,10 +76,7 @@ static void tw_init(tworld *w, uint32_t sets, uint32_t ways, uint32_t mshrs)
 
 static mem_msg *xl(agent *a, uint64_t vaddr, mgs_time at)
 {
-    mem_msg *m = agent_add(a, MEM_XLATE, vaddr, 0, at);
-    m->pid = 1;
-    m->flags = 0;
-    return m;
+    return agent_add_virt(a, MEM_XLATE, vaddr, 0, at);
 }
 
 static void tw_run(tworld *w)
@@ -102,34 +99,17 @@ static void tw_fini(tworld *w)
     conn_free(w->c_ctl);
     agent_free(w->a);
     agent_free(w->ctl);
-    assert_int_equal(mem_pool_outstanding(w->pool), 0);
-    mem_pool_free(w->pool);
-    stat_registry_free(w->stats);
-    eng_free(w->e);
+    agent_env_free(w->e, w->pool, w->stats);
 }
 
-typedef struct sfind { const char *comp, *metric; double v; int n; } sfind;
-static void sfind_row(const stat_row *r, void *ud)
-{
-    sfind *f = ud;
-    if (!strcmp(r->component, f->comp) && !strcmp(r->metric, f->metric)) {
-        f->v = r->value;
-        f->n++;
-    }
-}
 static double stat_of(tworld *w, const char *comp, const char *metric)
 {
-    sfind f = {comp, metric, 0, 0};
-    stat_registry_foreach(w->stats, eng_now(w->e), sfind_row, &f);
-    assert_int_equal(f.n, 1);
-    return f.v;
+    return agent_stat(w->stats, eng_now(w->e), comp, metric);
 }
 
 static mgs_time lat(tworld *w, uint32_t i)
 {
-    mem_msg *r = agent_rsp_of(w->a, i);
-    assert_non_null(r);
-    return r->base.send_time - r->req->base.arrive_time;
+    return agent_latency(w->a, i);
 }
 
 static void test_hit_miss_latency(void **state)

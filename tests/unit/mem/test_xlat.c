@@ -20,7 +20,7 @@
 #include "mem/tlb.h"
 #include "sim/stats.h"
 
-#define MEM_BYTES (1u << 20)
+#define MEM_BYTES AGENT_MEM_BYTES /* flat backing array, agent_mem_* */
 
 static int pt_translate(void *ud, uint32_t pid, uint64_t vaddr,
                         uint64_t *paddr)
@@ -30,22 +30,6 @@ static int pt_translate(void *ud, uint32_t pid, uint64_t vaddr,
     if (pid != 1 || k >= 100)
         return MGS_EFAULT;
     *paddr = (k + 5) * 4096 + vaddr % 4096;
-    return MGS_OK;
-}
-
-static int mem_read(void *ud, uint64_t pa, void *dst, size_t n)
-{
-    if (pa + n > MEM_BYTES)
-        return MGS_EFAULT;
-    memcpy(dst, (uint8_t *)ud + pa, n);
-    return MGS_OK;
-}
-
-static int mem_write(void *ud, uint64_t pa, const void *src, size_t n)
-{
-    if (pa + n > MEM_BYTES)
-        return MGS_EFAULT;
-    memcpy((uint8_t *)ud + pa, src, n);
     return MGS_OK;
 }
 
@@ -70,7 +54,7 @@ static void xw_init_tiny(xworld *w, uint32_t max_inflight, bool tiny)
     w->pool = mem_pool_new();
     w->stats = stat_registry_new();
     w->mem = calloc(1, MEM_BYTES);
-    w->backing = (mem_backing){mem_read, mem_write, w->mem};
+    w->backing = (mem_backing){agent_mem_read, agent_mem_write, w->mem};
     xlat_config xc;
     xlat_config_default(&xc);
     xc.max_inflight = max_inflight;
@@ -134,17 +118,12 @@ static void xw_init(xworld *w)
 static mem_msg *req(xworld *w, mem_msg_type t, uint64_t va, uint32_t size,
                     mgs_time at)
 {
-    mem_msg *m = agent_add(w->a, t, va, size, at);
-    m->flags = 0; /* virtual */
-    m->pid = 1;
-    return m;
+    return agent_add_virt(w->a, t, va, size, at);
 }
 
 static void xw_run(xworld *w)
 {
-    agent_start(w->a);
-    assert_int_equal(eng_run(w->e), MGS_OK);
-    assert_int_equal(w->a->nrsp, w->a->nreq);
+    agent_run(w->e, w->a);
 }
 
 static void xw_fini(xworld *w)
@@ -157,28 +136,13 @@ static void xw_fini(xworld *w)
     for (int i = 0; i < 4; i++)
         conn_free(w->c[i]);
     agent_free(w->a);
-    assert_int_equal(mem_pool_outstanding(w->pool), 0);
-    mem_pool_free(w->pool);
-    stat_registry_free(w->stats);
-    eng_free(w->e);
+    agent_env_free(w->e, w->pool, w->stats);
     free(w->mem);
 }
 
-typedef struct sfind { const char *comp, *metric; double v; int n; } sfind;
-static void sfind_row(const stat_row *r, void *ud)
-{
-    sfind *f = ud;
-    if (!strcmp(r->component, f->comp) && !strcmp(r->metric, f->metric)) {
-        f->v = r->value;
-        f->n++;
-    }
-}
 static double stat_of(xworld *w, const char *comp, const char *metric)
 {
-    sfind f = {comp, metric, 0, 0};
-    stat_registry_foreach(w->stats, eng_now(w->e), sfind_row, &f);
-    assert_int_equal(f.n, 1);
-    return f.v;
+    return agent_stat(w->stats, eng_now(w->e), comp, metric);
 }
 
 static void test_write_read_through_translation(void **state)
