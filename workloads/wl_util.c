@@ -372,13 +372,21 @@ void wl_inject_corruption(int on)
     corrupt_next = on;
 }
 
+/* Whether this check is the one to corrupt (wl_inject_corruption); a check
+** of nothing leaves the request for the next one. */
+static int take_corruption(size_t n)
+{
+    if (!corrupt_next || !n)
+        return 0;
+    corrupt_next = 0;
+    return 1;
+}
+
 int wl_check_u32(const char *what, uint32_t *got, const uint32_t *want,
                  size_t n)
 {
-    if (corrupt_next && n) {
-        corrupt_next = 0;
+    if (take_corruption(n))
         got[0] ^= 1;
-    }
     for (size_t i = 0; i < n; i++)
         if (got[i] != want[i])
             return mgs_error_set(MGS_EVERIFY, "%s[%zu] = %u, expected %u",
@@ -389,10 +397,8 @@ int wl_check_u32(const char *what, uint32_t *got, const uint32_t *want,
 int wl_check_u8(const char *what, uint8_t *got, const uint8_t *want,
                 size_t n)
 {
-    if (corrupt_next && n) {
-        corrupt_next = 0;
+    if (take_corruption(n))
         got[0] ^= 1;
-    }
     for (size_t i = 0; i < n; i++)
         if (got[i] != want[i])
             return mgs_error_set(MGS_EVERIFY, "%s[%zu] = 0x%02x, expected "
@@ -403,10 +409,8 @@ int wl_check_u8(const char *what, uint8_t *got, const uint8_t *want,
 int wl_check_f32(const char *what, float *got, const float *want, size_t n,
                  float rtol, float atol)
 {
-    if (corrupt_next && n) {
-        corrupt_next = 0;
+    if (take_corruption(n))
         got[0] = got[0] * 2.0f + 1.0f;
-    }
     for (size_t i = 0; i < n; i++) {
         float d = fabsf(got[i] - want[i]);
         if (!(d <= atol + rtol * fabsf(want[i])))
@@ -439,6 +443,51 @@ int wl_stencil2d(wl_ctx *c, mgs_kernel *k, int64_t n, int steps, float *host)
             rc = wl_rows_exchange(c, &buf[cur]);
     }
     if (!rc) rc = wl_rows_download(c, &buf[cur], host);
+    return rc;
+}
+
+int wl_stencil2d_workload(mgs_rt *rt, const wl_args *a,
+                          const mgs_workload *w, const char *kernel,
+                          const char *what,
+                          float (*point)(const float *m, int64_t j,
+                                         int64_t n))
+{
+    int64_t n = a->param[0], steps = a->param[1];
+    const char *sname = w->params[1].name;
+    if (n < 3 || n > 65536 || steps < 1 || steps > 100000)
+        return mgs_error_set(MGS_EINVAL, "%s: need 3 <= n <= 65536 and "
+                             "1 <= %s <= 100000, got n=%lld %s=%lld",
+                             w->name, sname, (long long)n, sname,
+                             (long long)steps);
+    int fits = wl_host_fits(w->name, w->footprint(a));
+    if (fits)
+        return fits;
+    size_t nn = (size_t)(n * n);
+    float *cur = mgs_xmalloc(nn * 4), *got = mgs_xmalloc(nn * 4);
+    float *nxt = mgs_xmalloc(nn * 4);
+    wl_fill_float(cur, nn, a->seed, 0, 0.0f, 1.0f);
+    memcpy(got, cur, nn * 4);
+    wl_ctx c;
+    mgs_kernel *k;
+    int rc = wl_ctx_open(&c, rt, a, w->kernel_file);
+    if (!rc) rc = wl_kernel(&c, kernel, &k);
+    if (!rc) rc = wl_stencil2d(&c, k, n, (int)steps, got);
+    if (!rc) {
+        for (int64_t s = 0; s < steps; s++) {
+            memcpy(nxt, cur, nn * 4);
+            for (int64_t i = 1; i < n - 1; i++)
+                for (int64_t j = 1; j < n - 1; j++)
+                    nxt[i * n + j] = point(cur + i * n, j, n);
+            float *t = cur;
+            cur = nxt;
+            nxt = t;
+        }
+        rc = wl_check_f32(what, got, cur, nn, 1e-5f, 1e-6f);
+    }
+    wl_ctx_close(&c);
+    free(cur);
+    free(got);
+    free(nxt);
     return rc;
 }
 
@@ -524,11 +573,44 @@ void wl_rmat(wl_graph *g, int scale, int64_t edgefactor, uint64_t seed,
     free(dst);
 }
 
+int wl_graph_part(wl_ctx *c, const wl_graph *g, int p, int64_t align,
+                  int64_t *first, int64_t *count, mgs_dptr *off,
+                  mgs_dptr *adj)
+{
+    int gpu = wl_part_gpu(c, p);
+    wl_split(c, g->nv, align, p, first, count);
+    uint32_t e0 = g->off[*first];
+    uint32_t *rebased = mgs_xmalloc((size_t)(*count + 1) * 4);
+    for (int64_t i = 0; i <= *count; i++)
+        rebased[i] = g->off[*first + i] - e0;
+    int rc = wl_upload(c, gpu, rebased, (size_t)(*count + 1) * 4, off);
+    if (!rc) rc = wl_upload(c, gpu, g->adj + e0,
+                            (size_t)rebased[*count] * 4, adj);
+    free(rebased);
+    return rc;
+}
+
 void wl_graph_free(wl_graph *g)
 {
     free(g->off);
     free(g->adj);
     g->off = g->adj = NULL;
+}
+
+int wl_param_order(const wl_args *a, const char *name, int64_t n,
+                   int64_t lo, int64_t hi, int64_t multiple,
+                   uint64_t (*footprint)(const wl_args *a))
+{
+    if (multiple > 1 && (n < lo || n > hi || n % multiple))
+        return mgs_error_set(MGS_EINVAL, "%s: n must be a multiple of %lld "
+                             "in [%lld, %lld], got %lld", name,
+                             (long long)multiple, (long long)lo,
+                             (long long)hi, (long long)n);
+    if (n < lo || n > hi)
+        return mgs_error_set(MGS_EINVAL, "%s: n must be in [%lld, %lld], "
+                             "got %lld", name, (long long)lo, (long long)hi,
+                             (long long)n);
+    return wl_host_fits(name, footprint(a)); /* only once n is sane */
 }
 
 int wl_host_fits(const char *name, uint64_t device_bytes)

@@ -19,12 +19,19 @@
 **   halos from the neighbours with device-to-device copies (the inter-GPU
 **   traffic of the adjacent pattern). Local row r of part p is global row
 **   begin[p] + r - halo.
-** - wl_rmat: R-MAT graphs in CSR form for the graph workloads.
+** - wl_rmat: R-MAT graphs in CSR form for the graph workloads;
+**   wl_graph_part puts one part's rows on its GPU.
+** - wl_stencil2d_workload: the whole host program of j2d and st, which
+**   differ only in the stencil formula. wl_gemm_parts and wl_ref_gemm: the
+**   gemm-kernel steps of gemm, mm2 and mm3 and their CPU reference (which
+**   mm uses too).
 ** - shared arrays (read by every part) go to wl_shared_gpu(): MGS_GPU_ALL
 **   when there are several GPUs, so each GPU reads local and remote pages.
 ** - wl_launch packs the explicit kernel arguments at the offsets the code
 **   object's metadata gives, from a format string: 'p' device pointer
 **   (mgs_dptr), 'u' uint32_t, 'i' int32_t, 'f' float (passed as double).
+** - wl_param_order: the common parameter check of the n x n workloads
+**   (range, multiple, host memory).
 ** - wl_check_*: compare with the CPU reference; on mismatch they return
 **   MGS_EVERIFY with a message naming the array and first bad index.
 **   wl_inject_corruption(1) makes the next check flip its first element
@@ -108,6 +115,20 @@ mgs_dptr wl_rows_own(const wl_rows *r, int p);
 ** neighbouring GPUs. host holds the input and receives the result. */
 int wl_stencil2d(wl_ctx *c, mgs_kernel *k, int64_t n, int steps, float *host);
 
+/* The whole run of a 2-D stencil workload w (j2d, st) whose param[0] is n
+** and param[1] the number of sweeps (named w->params[1].name): checks
+** 3 <= n <= 65536, 1 <= sweeps <= 100000 and wl_host_fits, fills an n x n
+** grid with wl_fill_float in [0, 1) (stream 0), runs the sweeps of `kernel`
+** (from w->kernel_file) through wl_stencil2d, repeats them on the CPU with
+** the boundary fixed, where point(m, j, n) is the new value of element j of
+** interior row m (neighbours m[j - 1], m[j + 1], m[j - n], m[j + n], ...),
+** and compares the grids as `what` (relative 1e-5 + 1e-6 absolute). */
+int wl_stencil2d_workload(mgs_rt *rt, const wl_args *a,
+                          const mgs_workload *w, const char *kernel,
+                          const char *what,
+                          float (*point)(const float *m, int64_t j,
+                                         int64_t n));
+
 /* One launch of the gemm kernel (kernels/gemm.hip) per part:
 ** out[p] = alpha * a[p] * b + beta * out[p], where a[p] is rows[p] x kd,
 ** b is kd x n and out[p] is rows[p] x n (rows[p], n, kd multiples of 16). */
@@ -156,6 +177,13 @@ typedef struct wl_graph {
 void wl_rmat(wl_graph *g, int scale, int64_t edgefactor, uint64_t seed,
              int by_dst);
 void wl_graph_free(wl_graph *g);
+/* Part p's share of g for the graph workloads: the vertices
+** [*first, *first + *count) from wl_split(align), and their rows uploaded
+** to the part's GPU, offsets rebased to start at 0 (*off, count + 1
+** entries) and neighbour ids kept global (*adj). */
+int wl_graph_part(wl_ctx *c, const wl_graph *g, int p, int64_t align,
+                  int64_t *first, int64_t *count, mgs_dptr *off,
+                  mgs_dptr *adj);
 
 /* Host-side guard: a run keeps inputs, the result and the CPU reference in
 ** host memory, up to about 3x its device footprint. Returns MGS_EINVAL
@@ -163,6 +191,14 @@ void wl_graph_free(wl_graph *g);
 ** physical memory, so that an oversized --param fails cleanly instead of
 ** aborting in an allocation. */
 int wl_host_fits(const char *name, uint64_t device_bytes);
+
+/* The parameter check of the n x n workloads: lo <= n <= hi and, when
+** multiple > 1, n a multiple of it (else MGS_EINVAL: "<name>: n must be
+** [a multiple of M ]in [lo, hi], got n"); then wl_host_fits with
+** footprint(a), which is called only once n is in range. */
+int wl_param_order(const wl_args *a, const char *name, int64_t n,
+                   int64_t lo, int64_t hi, int64_t multiple,
+                   uint64_t (*footprint)(const wl_args *a));
 
 void wl_inject_corruption(int on);
 int wl_check_u32(const char *what, uint32_t *got, const uint32_t *want,

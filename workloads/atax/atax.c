@@ -23,12 +23,9 @@ static uint64_t atax_footprint(const wl_args *a);
 static int atax_run(mgs_rt *rt, const wl_args *a)
 {
     int64_t n = a->param[P_N];
-    if (n < 1 || n > 65536)
-        return mgs_error_set(MGS_EINVAL, "atax: n must be in [1, 65536], "
-                             "got %lld", (long long)n);
-    int fits = wl_host_fits("atax", atax_footprint(a));
-    if (fits)
-        return fits;
+    int bad = wl_param_order(a, "atax", n, 1, 65536, 1, atax_footprint);
+    if (bad)
+        return bad;
     size_t nn = (size_t)(n * n);
     float *ha = mgs_xmalloc(nn * 4), *hx = mgs_xmalloc((size_t)n * 4);
     float *tmp = mgs_xcalloc((size_t)n, 4), *want = mgs_xcalloc((size_t)n, 4);

@@ -8,10 +8,10 @@
 ** when no vertex was labelled. The source is the vertex of highest
 ** out-degree (lowest id on ties), so the search reaches the giant component.
 ** Placement: irregular. Each GPU owns a contiguous range of vertices and
-** stores their CSR rows (offsets rebased, neighbour ids global) and its flag
-** locally; the level array is spread page by page over all GPUs
-** (MGS_GPU_ALL), and a GPU reads and writes the levels of neighbours that
-** can be anywhere.
+** stores their CSR rows (offsets rebased, neighbour ids global:
+** wl_graph_part) and its flag locally; the level array is spread page by
+** page over all GPUs (MGS_GPU_ALL), and a GPU reads and writes the levels
+** of neighbours that can be anywhere.
 ** Verification: bit-exact levels against a CPU queue-based BFS.
 */
 #include "workloads/wl_util.h"
@@ -68,7 +68,6 @@ static int bfs_run(mgs_rt *rt, const wl_args *a)
             source = (uint32_t)v;
     size_t vb = (size_t)g.nv * 4;
     uint32_t *level = mgs_xmalloc(vb), *got = mgs_xmalloc(vb);
-    uint32_t *rebased = mgs_xmalloc(vb + 4);
     memset(level, 0xff, vb);
     level[source] = 0;
 
@@ -81,15 +80,9 @@ static int bfs_run(mgs_rt *rt, const wl_args *a)
     if (!rc) rc = wl_kernel(&c, "bfs_level", &k);
     if (!rc) rc = wl_upload(&c, wl_shared_gpu(&c), level, vb, &dlevel);
     for (int p = 0; !rc && p < c.parts; p++) {
-        int gpu = wl_part_gpu(&c, p);
-        wl_split(&c, g.nv, 64, p, &first[p], &count[p]);
-        uint32_t e0 = g.off[first[p]];
-        for (int64_t i = 0; i <= count[p]; i++)
-            rebased[i] = g.off[first[p] + i] - e0;
-        rc = wl_upload(&c, gpu, rebased, (size_t)(count[p] + 1) * 4, &doff[p]);
-        if (!rc) rc = wl_upload(&c, gpu, g.adj + e0,
-                                (size_t)rebased[count[p]] * 4, &dadj[p]);
-        if (!rc) rc = wl_alloc(&c, gpu, 4, &dflag[p]);
+        rc = wl_graph_part(&c, &g, p, 64, &first[p], &count[p], &doff[p],
+                           &dadj[p]);
+        if (!rc) rc = wl_alloc(&c, wl_part_gpu(&c, p), 4, &dflag[p]);
     }
     int levels = 0;
     for (uint32_t cur = 0; !rc && cur < (uint32_t)g.nv; cur++) {
@@ -124,7 +117,6 @@ static int bfs_run(mgs_rt *rt, const wl_args *a)
     wl_graph_free(&g);
     free(level);
     free(got);
-    free(rebased);
     return rc;
 }
 

@@ -22,12 +22,9 @@ static uint64_t bicg_footprint(const wl_args *a);
 static int bicg_run(mgs_rt *rt, const wl_args *a)
 {
     int64_t n = a->param[P_N];
-    if (n < 1 || n > 65536)
-        return mgs_error_set(MGS_EINVAL, "bicg: n must be in [1, 65536], "
-                             "got %lld", (long long)n);
-    int fits = wl_host_fits("bicg", bicg_footprint(a));
-    if (fits)
-        return fits;
+    int bad = wl_param_order(a, "bicg", n, 1, 65536, 1, bicg_footprint);
+    if (bad)
+        return bad;
     size_t nn = (size_t)(n * n), vb = (size_t)n * 4;
     float *ha = mgs_xmalloc(nn * 4), *hp = mgs_xmalloc(vb);
     float *hr = mgs_xmalloc(vb), *wq = mgs_xcalloc((size_t)n, 4);

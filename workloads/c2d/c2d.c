@@ -23,12 +23,9 @@ static uint64_t c2d_footprint(const wl_args *a);
 static int c2d_run(mgs_rt *rt, const wl_args *a)
 {
     int64_t n = a->param[P_N];
-    if (n < 3 || n > 65536)
-        return mgs_error_set(MGS_EINVAL, "c2d: n must be in [3, 65536], got "
-                             "%lld", (long long)n);
-    int fits = wl_host_fits("c2d", c2d_footprint(a));
-    if (fits)
-        return fits;
+    int bad = wl_param_order(a, "c2d", n, 3, 65536, 1, c2d_footprint);
+    if (bad)
+        return bad;
     size_t nn = (size_t)(n * n);
     float *in = mgs_xmalloc(nn * 4), *got = mgs_xmalloc(nn * 4);
     float *want = mgs_xcalloc(nn, 4);

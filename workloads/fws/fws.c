@@ -28,12 +28,9 @@ static uint64_t fws_footprint(const wl_args *a);
 static int fws_run(mgs_rt *rt, const wl_args *a)
 {
     int64_t n = a->param[P_N];
-    if (n < 1 || n > 32768)
-        return mgs_error_set(MGS_EINVAL, "fws: n must be in [1, 32768], got "
-                             "%lld", (long long)n);
-    int fits = wl_host_fits("fws", fws_footprint(a));
-    if (fits)
-        return fits;
+    int bad = wl_param_order(a, "fws", n, 1, 32768, 1, fws_footprint);
+    if (bad)
+        return bad;
     size_t nn = (size_t)(n * n);
     uint32_t *dist = mgs_xmalloc(nn * 4), *next = mgs_xmalloc(nn * 4);
     uint32_t *gd = mgs_xmalloc(nn * 4), *gn = mgs_xmalloc(nn * 4);

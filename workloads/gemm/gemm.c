@@ -26,12 +26,9 @@ static uint64_t gemm_footprint(const wl_args *a);
 static int gemm_run(mgs_rt *rt, const wl_args *a)
 {
     int64_t n = a->param[P_N];
-    if (n < 16 || n > 32768 || n % 16)
-        return mgs_error_set(MGS_EINVAL, "gemm: n must be a multiple of 16 "
-                             "in [16, 32768], got %lld", (long long)n);
-    int fits = wl_host_fits("gemm", gemm_footprint(a));
-    if (fits)
-        return fits;
+    int bad = wl_param_order(a, "gemm", n, 16, 32768, 16, gemm_footprint);
+    if (bad)
+        return bad;
     size_t nn = (size_t)(n * n);
     float *ha = mgs_xmalloc(nn * 4), *hb = mgs_xmalloc(nn * 4);
     float *hc = mgs_xmalloc(nn * 4), *got = mgs_xmalloc(nn * 4);

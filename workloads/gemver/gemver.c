@@ -30,12 +30,9 @@ enum { U1, V1, U2, V2, Y, Z, X, W, NVEC };
 static int gemver_run(mgs_rt *rt, const wl_args *a)
 {
     int64_t n = a->param[P_N];
-    if (n < 1 || n > 65536)
-        return mgs_error_set(MGS_EINVAL, "gemver: n must be in [1, 65536], "
-                             "got %lld", (long long)n);
-    int fits = wl_host_fits("gemver", gemver_footprint(a));
-    if (fits)
-        return fits;
+    int bad = wl_param_order(a, "gemver", n, 1, 65536, 1, gemver_footprint);
+    if (bad)
+        return bad;
     size_t nn = (size_t)(n * n), vb = (size_t)n * 4;
     float *ha = mgs_xmalloc(nn * 4), *v[NVEC];
     float *gx = mgs_xmalloc(vb), *gw = mgs_xmalloc(vb);

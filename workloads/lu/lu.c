@@ -27,12 +27,9 @@ static uint64_t lu_footprint(const wl_args *a);
 static int lu_run(mgs_rt *rt, const wl_args *a)
 {
     int64_t n = a->param[P_N];
-    if (n < 1 || n > 65536)
-        return mgs_error_set(MGS_EINVAL, "lu: n must be in [1, 65536], got "
-                             "%lld", (long long)n);
-    int fits = wl_host_fits("lu", lu_footprint(a));
-    if (fits)
-        return fits;
+    int bad = wl_param_order(a, "lu", n, 1, 65536, 1, lu_footprint);
+    if (bad)
+        return bad;
     size_t nn = (size_t)(n * n);
     float *m = mgs_xmalloc(nn * 4), *got = mgs_xmalloc(nn * 4);
     wl_fill_float(m, nn, a->seed, 0, 0.0f, 1.0f);

@@ -9,8 +9,10 @@
 ** stored there; B is read by every GPU (page-interleaved over all GPUs).
 ** Inputs: wl_fill_float in [0, 1) (no cancellation in the sums).
 ** Verification: relative tolerance 1e-5 against a CPU reference that sums
-** in the kernel's order (k = 0..n-1, one multiply and one add per step);
-** it allows for a fused multiply-add in the model.
+** in the kernel's order (k = 0..n-1, one multiply and one add per step):
+** wl_ref_gemm with alpha 1 and beta 0 over a zeroed C, so the result is
+** the plain sums; the tolerance allows for a fused multiply-add in the
+** model.
 */
 #include "workloads/wl_util.h"
 
@@ -21,26 +23,6 @@
 
 enum { P_N };
 
-static void mm_ref(float *c, const float *a, const float *b, int64_t n)
-{
-    float *row = mgs_xmalloc((size_t)n * 4);
-    for (int64_t i = 0; i < n; i++) {
-        for (int64_t j = 0; j < n; j++)
-            row[j] = 0.0f;
-        /* i-k-j order for cache friendliness; per element the additions
-        ** still happen in k order. */
-        for (int64_t k = 0; k < n; k++) {
-            float aik = a[i * n + k];
-            const float *bk = b + k * n;
-            for (int64_t j = 0; j < n; j++)
-                row[j] += aik * bk[j];
-        }
-        for (int64_t j = 0; j < n; j++)
-            c[i * n + j] = row[j];
-    }
-    free(row);
-}
-
 static int mm_run(mgs_rt *rt, const wl_args *a)
 {
     int64_t n = a->param[P_N];
@@ -49,7 +31,7 @@ static int mm_run(mgs_rt *rt, const wl_args *a)
                              "[16, 16384], got %lld", (long long)n);
     size_t nn = (size_t)(n * n);
     float *ha = mgs_xmalloc(nn * 4), *hb = mgs_xmalloc(nn * 4);
-    float *want = mgs_xmalloc(nn * 4), *got = mgs_xmalloc(nn * 4);
+    float *want = mgs_xcalloc(nn, 4), *got = mgs_xmalloc(nn * 4);
     wl_fill_float(ha, nn, a->seed, 0, 0.0f, 1.0f);
     wl_fill_float(hb, nn, a->seed, 1, 0.0f, 1.0f);
     wl_ctx c;
@@ -72,7 +54,7 @@ static int mm_run(mgs_rt *rt, const wl_args *a)
     }
     if (!rc) rc = wl_rows_download(&c, &dc, got);
     if (!rc) {
-        mm_ref(want, ha, hb, n);
+        wl_ref_gemm(want, ha, hb, n, n, n, 1.0f, 0.0f); /* want = 0 */
         rc = wl_check_f32("mm: C", got, want, nn, 1e-5f, 0.0f);
     }
     wl_ctx_close(&c);

@@ -26,12 +26,9 @@ static uint64_t mm2_footprint(const wl_args *a);
 static int mm2_run(mgs_rt *rt, const wl_args *a)
 {
     int64_t n = a->param[P_N];
-    if (n < 16 || n > 32768 || n % 16)
-        return mgs_error_set(MGS_EINVAL, "mm2: n must be a multiple of 16 "
-                             "in [16, 32768], got %lld", (long long)n);
-    int fits = wl_host_fits("mm2", mm2_footprint(a));
-    if (fits)
-        return fits;
+    int bad = wl_param_order(a, "mm2", n, 16, 32768, 16, mm2_footprint);
+    if (bad)
+        return bad;
     size_t nn = (size_t)(n * n);
     float *h[4], *tmp = mgs_xcalloc(nn, 4), *got = mgs_xmalloc(nn * 4);
     for (int i = 0; i < 4; i++) {

@@ -21,12 +21,9 @@ static uint64_t mm3_footprint(const wl_args *a);
 static int mm3_run(mgs_rt *rt, const wl_args *a)
 {
     int64_t n = a->param[P_N];
-    if (n < 16 || n > 32768 || n % 16)
-        return mgs_error_set(MGS_EINVAL, "mm3: n must be a multiple of 16 "
-                             "in [16, 32768], got %lld", (long long)n);
-    int fits = wl_host_fits("mm3", mm3_footprint(a));
-    if (fits)
-        return fits;
+    int bad = wl_param_order(a, "mm3", n, 16, 32768, 16, mm3_footprint);
+    if (bad)
+        return bad;
     size_t nn = (size_t)(n * n);
     float *h[4], *e = mgs_xcalloc(nn, 4), *f = mgs_xcalloc(nn, 4);
     float *g = mgs_xcalloc(nn, 4), *got = mgs_xmalloc(nn * 4);

@@ -6,61 +6,31 @@
 ** Placement: adjacent. Both grids are split into bands of rows, one per GPU,
 ** with one halo row above and below refreshed from the neighbouring GPUs
 ** after every iteration (wl_stencil2d).
+** Host program: wl_stencil2d_workload (wl_util), shared with the other
+** stencil workload; this file gives the per-point formula of the CPU
+** reference (st_point) and the parameters (n, then the sweep count).
 ** Verification: relative tolerance 1e-5 + 1e-6 absolute (inputs in [0, 1);
 ** fused multiply-add rounding).
 */
 #include "workloads/wl_util.h"
 
-#include "mgsim/errors.h"
-#include "util/xmalloc.h"
-
-#include <stdlib.h>
-#include <string.h>
+#include <stdint.h>
 
 enum { P_N, P_ITERS };
-static uint64_t st_footprint(const wl_args *a);
+extern const mgs_workload wl_st;
+
+static float st_point(const float *m, int64_t j, int64_t n)
+{
+    const float *u = m - n, *d = m + n;
+    return 0.25f * m[j]
+        + 0.15f * (u[j] + d[j] + m[j - 1] + m[j + 1])
+        + 0.05f * (u[j - 1] + u[j + 1] + d[j - 1] + d[j + 1]);
+}
 
 static int st_run(mgs_rt *rt, const wl_args *a)
 {
-    int64_t n = a->param[P_N], iters = a->param[P_ITERS];
-    if (n < 3 || n > 65536 || iters < 1 || iters > 100000)
-        return mgs_error_set(MGS_EINVAL, "st: need 3 <= n <= 65536 and "
-                             "1 <= iters <= 100000, got n=%lld iters=%lld",
-                             (long long)n, (long long)iters);
-    int fits = wl_host_fits("st", st_footprint(a));
-    if (fits)
-        return fits;
-    size_t nn = (size_t)(n * n);
-    float *cur = mgs_xmalloc(nn * 4), *got = mgs_xmalloc(nn * 4);
-    float *nxt = mgs_xmalloc(nn * 4);
-    wl_fill_float(cur, nn, a->seed, 0, 0.0f, 1.0f);
-    memcpy(got, cur, nn * 4);
-    wl_ctx c;
-    mgs_kernel *k;
-    int rc = wl_ctx_open(&c, rt, a, "st.hsaco");
-    if (!rc) rc = wl_kernel(&c, "stencil2d", &k);
-    if (!rc) rc = wl_stencil2d(&c, k, n, (int)iters, got);
-    if (!rc) {
-        for (int64_t s = 0; s < iters; s++) {
-            memcpy(nxt, cur, nn * 4);
-            for (int64_t i = 1; i < n - 1; i++)
-                for (int64_t j = 1; j < n - 1; j++) {
-                    const float *m = cur + i * n, *u = m - n, *d = m + n;
-                    nxt[i * n + j] = 0.25f * m[j]
-                        + 0.15f * (u[j] + d[j] + m[j - 1] + m[j + 1])
-                        + 0.05f * (u[j - 1] + u[j + 1] + d[j - 1] + d[j + 1]);
-                }
-            float *t = cur;
-            cur = nxt;
-            nxt = t;
-        }
-        rc = wl_check_f32("st grid", got, cur, nn, 1e-5f, 1e-6f);
-    }
-    wl_ctx_close(&c);
-    free(cur);
-    free(got);
-    free(nxt);
-    return rc;
+    return wl_stencil2d_workload(rt, a, &wl_st, "stencil2d", "st grid",
+                                 st_point);
 }
 
 static uint64_t st_footprint(const wl_args *a)
