@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "config/config.h"
 #include "mgsim/errors.h"
+#include "coh/coh.h"
 #include "workloads/workload.h"
 
 #include <inttypes.h>
@@ -16,9 +17,10 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: mgsim list [presets|platforms|workloads]\n\n"
-               "Lists configuration presets, multi-GPU platform types and "
-               "workloads\n(all three without an argument).\n");
+    fprintf(f, "usage: mgsim list [presets|platforms|protocols|workloads]\n\n"
+               "Lists configuration presets, multi-GPU platform types, "
+               "coherence protocols\nand workloads (all four without an "
+               "argument).\n");
 }
 
 /* One line of description for each platform.type choice. */
@@ -73,6 +75,15 @@ static void list_platforms(void)
                 what = platform_desc[i].what;
         printf("  %-14s %s\n", c, what);
     }
+}
+
+static void list_protocols(void)
+{
+    size_t n;
+    const coh_protocol *const *all = coh_all(&n);
+    printf("coherence protocols (coherence.protocol, src/coh/):\n");
+    for (size_t i = 0; i < n; i++)
+        printf("  %-14s %s\n", all[i]->name, all[i]->summary);
 }
 
 static int max_int(int a, int b)
@@ -134,15 +145,19 @@ int cmd_list(int argc, char **argv)
     }
     bool all = !strcmp(what, "all");
     if (!all && strcmp(what, "presets") && strcmp(what, "platforms") &&
-        strcmp(what, "workloads"))
+        strcmp(what, "protocols") && strcmp(what, "workloads"))
         return cli_usage_error("list: unknown category '%s' (use presets, "
-                               "platforms or workloads)", what);
+                               "platforms, protocols or workloads)", what);
     if (all || !strcmp(what, "presets"))
         list_presets();
     if (all)
         printf("\n");
     if (all || !strcmp(what, "platforms"))
         list_platforms();
+    if (all)
+        printf("\n");
+    if (all || !strcmp(what, "protocols"))
+        list_protocols();
     if (all)
         printf("\n");
     if (all || !strcmp(what, "workloads"))

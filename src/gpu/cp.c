@@ -21,7 +21,7 @@
 #include "mgsim/errors.h"
 #include "util/xmalloc.h"
 
-enum cp_phase { CP_IDLE, CP_INVALIDATE, CP_DISPATCH, CP_FLUSH, CP_REPORT };
+enum cp_phase { CP_IDLE, CP_ACQUIRE, CP_DISPATCH, CP_RELEASE, CP_REPORT };
 
 /* One work-group in flight; msg is what the CU sees and returns. */
 typedef struct cp_wg {
@@ -54,7 +54,8 @@ struct cp {
     cp_msg *launch_msg;       /* the driver's, while a launch runs */
     const gpu_launch *launch;
     mgs_time start;
-    uint32_t ctrl_next;       /* next target index of the phase */
+    uint32_t ctrl_step;       /* maintenance step of the phase (0, 1) */
+    uint32_t ctrl_next;       /* next message of the step */
     uint32_t ctrl_outstanding;
     uint64_t next_wg, wgs_done, outstanding, wf_insts;
     int status;
@@ -91,28 +92,61 @@ static void ports_add(cp_ports *p, sim_port *port)
 
 /* ---- control phases ------------------------------------------------- */
 
-/* Sends the phase's control message to each target not yet served.
-** Returns whether anything was sent. */
-static bool ctrl_send_all(cp *c, const cp_ports *a, const cp_ports *b,
-                          mem_msg_type type, uint32_t flags,
-                          stat_counter *count)
+/* A phase's maintenance (coh_sync) runs in two steps: the L1s and TLBs
+** together, then the L2 banks over each range. A step's messages are
+** numbered 0..step_total-1 and sent in order; the step ends when all were
+** sent and answered. */
+static uint32_t step_total(const cp *c, const coh_sync *s, uint32_t step)
+{
+    if (step == 0)
+        return (s->l1 ? c->l1s.n : 0) + (s->tlb ? c->tlbs.n : 0);
+    if (!s->l2)
+        return 0;
+    return c->l2s.n * (s->l2_all ? 1 : s->nranges);
+}
+
+static mem_msg_type op_type(uint8_t op)
+{
+    return op == COH_INVALIDATE ? MEM_INVALIDATE : MEM_FLUSH;
+}
+
+/* Sends the step's messages not yet sent. Returns whether anything was
+** sent. */
+static bool ctrl_send_step(cp *c, const coh_sync *s)
 {
     bool progress = false;
-    uint32_t total = a->n + (b ? b->n : 0);
+    uint32_t total = step_total(c, s, c->ctrl_step);
     while (c->ctrl_next < total) {
         uint32_t i = c->ctrl_next;
-        sim_port *dst = i < a->n ? a->v[i] : b->v[i - a->n];
-        mem_msg *m = mem_msg_alloc(c->pool, type);
+        sim_port *dst;
+        uint8_t op;
+        uint64_t addr = 0, span = 0;
+        if (c->ctrl_step == 0) {
+            uint32_t nl1 = s->l1 ? c->l1s.n : 0;
+            bool l1 = i < nl1;
+            dst = l1 ? c->l1s.v[i] : c->tlbs.v[i - nl1];
+            op = l1 ? s->l1 : COH_INVALIDATE; /* a TLB only drops */
+        } else {
+            dst = c->l2s.v[i % c->l2s.n];
+            op = s->l2;
+            if (!s->l2_all) {
+                addr = s->range[i / c->l2s.n].addr;
+                span = s->range[i / c->l2s.n].bytes;
+            }
+        }
+        mem_msg *m = mem_msg_alloc(c->pool, op_type(op));
         m->base.dst = dst;
         m->base.bytes = 16;
-        m->flags = flags;
-        m->size = 0;          /* whole cache / every TLB entry */
+        m->flags = op == COH_WRITEBACK_INVALIDATE ? MEM_F_INVALIDATE : 0;
+        m->addr = addr;
+        m->span = span;
+        m->size = 0;
         m->issue_time = eng_now(c->base.eng);
         if (port_send(&c->ctrl, &m->base) != MGS_OK) {
             mem_msg_release(c->pool, m);
             break;
         }
-        stat_inc(count);
+        stat_inc(op == COH_INVALIDATE ? c->st_inval : c->st_flush);
         c->ctrl_next++;
         c->ctrl_outstanding++;
         progress = true;
@@ -120,9 +154,19 @@ static bool ctrl_send_all(cp *c, const cp_ports *a, const cp_ports *b,
     return progress;
 }
 
-static bool ctrl_phase_done(const cp *c, uint32_t total)
+/* Advances the maintenance of the current phase; true once complete. */
+static bool ctrl_phase(cp *c, const coh_sync *s, bool *progress)
 {
-    return c->ctrl_next == total && c->ctrl_outstanding == 0;
+    for (;;) {
+        if (c->ctrl_step > 1)
+            return true;
+        *progress |= ctrl_send_step(c, s);
+        if (c->ctrl_next < step_total(c, s, c->ctrl_step) ||
+            c->ctrl_outstanding)
+            return false;
+        c->ctrl_step++;
+        c->ctrl_next = 0;
+    }
 }
 
 /* ---- dispatch ----------------------------------------------------- */
@@ -229,6 +273,7 @@ static void start_launch(cp *c, cp_msg *m)
     c->next_wg = c->launch->wg_begin;
     c->wgs_done = c->outstanding = c->wf_insts = 0;
     c->status = MGS_OK;
+    c->ctrl_step = 0;
     c->ctrl_next = 0;
     c->ctrl_outstanding = 0;
     if (!gpu_dispatcher_can_run(&c->disp, c->launch)) {
@@ -241,7 +286,7 @@ static void start_launch(cp *c, cp_msg *m)
         c->phase = CP_REPORT;
         return;
     }
-    c->phase = CP_INVALIDATE;
+    c->phase = CP_ACQUIRE;
 }
 
 static bool cp_tick(sim_comp *sc)
@@ -257,31 +302,26 @@ static bool cp_tick(sim_comp *sc)
         start_launch(c, m);
         progress = true;
     }
-    if (c->phase == CP_INVALIDATE) {
-        progress |= ctrl_send_all(c, &c->l1s, &c->tlbs, MEM_INVALIDATE, 0,
-                                  c->st_inval);
-        if (ctrl_phase_done(c, c->l1s.n + c->tlbs.n)) {
-            c->phase = CP_DISPATCH;
-            progress = true;
-        }
+    if (c->phase == CP_ACQUIRE &&
+        ctrl_phase(c, &c->launch->acquire, &progress)) {
+        c->phase = CP_DISPATCH;
+        progress = true;
     }
     if (c->phase == CP_DISPATCH) {
         progress |= dispatch(c);
         bool all_mapped = c->next_wg >= wg_limit(c->launch) ||
                           c->status != MGS_OK;
         if (all_mapped && !c->pending && c->outstanding == 0) {
-            c->phase = CP_FLUSH;
+            c->phase = CP_RELEASE;
+            c->ctrl_step = 0;
             c->ctrl_next = 0;
             progress = true;
         }
     }
-    if (c->phase == CP_FLUSH) {
-        progress |= ctrl_send_all(c, &c->l2s, NULL, MEM_FLUSH,
-                                  MEM_F_INVALIDATE, c->st_flush);
-        if (ctrl_phase_done(c, c->l2s.n)) {
-            c->phase = CP_REPORT;
-            progress = true;
-        }
+    if (c->phase == CP_RELEASE &&
+        ctrl_phase(c, &c->launch->release, &progress)) {
+        c->phase = CP_REPORT;
+        progress = true;
     }
     if (c->phase == CP_REPORT) {
         cp_msg *m = c->launch_msg;
@@ -314,12 +354,13 @@ static bool cp_busy_op(const sim_comp *sc)
 static void cp_dump(const sim_comp *sc, FILE *f)
 {
     const cp *c = (const cp *)sc;
-    static const char *names[] = {"idle", "invalidate", "dispatch", "flush",
+    static const char *names[] = {"idle", "acquire", "dispatch", "release",
                                   "report"};
     fprintf(f, "  phase %s, wg next %llu done %llu outstanding %llu, "
-               "ctrl outstanding %u\n", names[c->phase],
+               "ctrl step %u outstanding %u\n", names[c->phase],
             (unsigned long long)c->next_wg, (unsigned long long)c->wgs_done,
-            (unsigned long long)c->outstanding, c->ctrl_outstanding);
+            (unsigned long long)c->outstanding, c->ctrl_step,
+            c->ctrl_outstanding);
 }
 
 static const sim_comp_ops cp_ops = {

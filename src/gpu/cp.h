@@ -5,21 +5,25 @@
 **
 ** One launch at a time (launches are synchronous in the runtime):
 **
-**   IDLE --CP_LAUNCH on driver--> INVALIDATE: MEM_INVALIDATE to every L1
-**        (V, S, I) and every TLB registered with cp_add_l1 / cp_add_tlb,
-**        one message each on the ctrl port (counted), wait for all
-**        MEM_CTRL_RSP (kernel launch = acquire)
+**   IDLE --CP_LAUNCH on driver--> ACQUIRE: the cache maintenance of the
+**        launch's acquire (gpu_launch.acquire, decided by the coherence
+**        protocol, src/coh/coh.h): first the L1s (V, S, I, registered with
+**        cp_add_l1) and TLBs (cp_add_tlb) together, then the L2 banks
+**        (cp_add_l2), whole or over ranges; one message per target on the
+**        ctrl port (counted), each answered with MEM_CTRL_RSP
 **   --> DISPATCH: up to cfg.wgs_per_cycle CU_MAP_WG per cycle, linear
 **        work-group order (x fastest), to the CU the dispatcher picks;
 **        CU_WG_DONE releases the resources in the dispatcher's table.
 **        After a work-group fails (status != MGS_OK) nothing new is mapped;
 **        the ones in flight drain.
-**   --> FLUSH: MEM_FLUSH | MEM_F_INVALIDATE to every L2 bank (cp_add_l2):
-**        dirty lines are written back so the backing store holds the
-**        results the host reads, and L2 is empty for the next kernel
-**        (kernel end = release)
+**   --> RELEASE: the maintenance of gpu_launch.release, in the same two
+**        steps (e.g. nc on several GPUs: write back and drop every L2 so
+**        that memory holds the kernel's results)
 **   --> CP_LAUNCH_DONE back to the driver (the driver's own message, with
 **        status, wg_index = work-groups completed, wf_insts), then IDLE.
+** The CP decides nothing about coherence itself: a launch without work-
+** groups (wg_begin == wg_end) is how the runtime asks for maintenance
+** alone.
 **
 ** Ports: driver (CP_LAUNCH in / CP_LAUNCH_DONE out), cu (CU_MAP_WG out,
 ** CU_WG_DONE in), ctrl (cache/TLB control out, MEM_CTRL_RSP in). The CP
@@ -68,9 +72,9 @@ sim_port *cp_ctrl(cp *c);
 
 /* Wiring (before simulating). cu_ctrl ports are indexed 0..ncus-1. */
 void cp_set_cu_port(cp *c, uint32_t cu_index, sim_port *cu_ctrl);
-void cp_add_l1(cp *c, sim_port *ctrl);   /* invalidated at launch */
-void cp_add_tlb(cp *c, sim_port *ctrl);  /* shot down at launch */
-void cp_add_l2(cp *c, sim_port *ctrl);   /* flushed at kernel end */
+void cp_add_l1(cp *c, sim_port *ctrl);   /* the launch's l1 operation */
+void cp_add_tlb(cp *c, sim_port *ctrl);  /* its tlb operation */
+void cp_add_l2(cp *c, sim_port *ctrl);   /* its l2 operation */
 
 /* Launches completed, and whether a launch is in progress. */
 uint64_t cp_kernels_done(const cp *c);

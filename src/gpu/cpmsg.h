@@ -8,9 +8,10 @@
 **   CP --CU_MAP_WG--> CU              run one work-group on this CU
 **   CU --CU_WG_DONE--> CP             that work-group finished; its
 **                                     resources are free again
-** Cache maintenance (L1 invalidate at launch, L2 flush at completion) is
-** MEM_INVALIDATE / MEM_FLUSH from src/mem/memmsg.h on the caches' ctrl
-** ports, answered with MEM_CTRL_RSP; the CP counts them.
+** Cache maintenance (what the launch's acquire and release say: e.g. L1
+** invalidate at launch, L2 write-back at completion) is MEM_INVALIDATE /
+** MEM_FLUSH from src/mem/memmsg.h on the caches' ctrl ports, answered with
+** MEM_CTRL_RSP; the CP counts them.
 **
 ** A launch descriptor is immutable while the dispatch runs and is shared
 ** read-only by the CP and CUs (it is the content of the dispatch packet in
@@ -21,6 +22,7 @@
 
 #include <stdint.h>
 
+#include "coh/coh.h"
 #include "gcn3/emu.h"
 #include "sim/port.h"
 
@@ -45,6 +47,10 @@ typedef struct gpu_launch {
     ** (unified multi-GPU launches hand each GPU a contiguous chunk);
     ** wg_end == 0 means the whole grid. */
     uint64_t wg_begin, wg_end;
+    /* Cache maintenance before the first and after the last work-group
+    ** (the dispatch packet's acquire and release fences), decided by the
+    ** coherence protocol (src/coh/coh.h) and performed by the CP. */
+    coh_sync acquire, release;
 } gpu_launch;
 
 typedef struct cp_msg {

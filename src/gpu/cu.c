@@ -58,6 +58,7 @@ void cu_config_default(cu_config *c)
         .fetch_max_inflight = 4,
         .mem_inst_max = 80,
         .ctrl_buffer = 4,
+        .fence_invalidates_l1 = true,
         .mem_buffer = 16,
         .gpu = 0,
     };

@@ -106,6 +106,9 @@ typedef struct cu_config {
                                    flight per CU (assumed: 2 per wave slot;
                                    each holds a plan of ~3 KB) */
     uint32_t ctrl_buffer;       /* CP messages buffered at ctrl (4) */
+    bool fence_invalidates_l1;  /* buffer_wbinvl1[_vol] / s_dcache_inv[_vol]
+                                   invalidate the wave's L1 (the coherence
+                                   protocol's fence_l1; true for nc) */
     uint32_t mem_buffer;        /* responses buffered per memory port (16) */
     int32_t gpu;                /* GPU index stamped on requests (0) */
     uint32_t scratch_slot_base; /* wave slot i of this CU uses scratch slot

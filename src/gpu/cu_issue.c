@@ -313,10 +313,11 @@ static bool exec_mem(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
     ** s_dcache_inv[_vol] invalidate the wave's L1: a MEM_INVALIDATE down
     ** the same path, counted in vmcnt / lgkmcnt until the cache answers
     ** (__threadfence and volatile accesses rely on it). */
-    bool inval = vector ? in->op == GCN_OP_BUFFER_WBINVL1 ||
-                              in->op == GCN_OP_BUFFER_WBINVL1_VOL
-                        : in->op == GCN_OP_S_DCACHE_INV ||
-                              in->op == GCN_OP_S_DCACHE_INV_VOL;
+    bool inval = c->cfg.fence_invalidates_l1 &&
+                 (vector ? in->op == GCN_OP_BUFFER_WBINVL1 ||
+                               in->op == GCN_OP_BUFFER_WBINVL1_VOL
+                         : in->op == GCN_OP_S_DCACHE_INV ||
+                               in->op == GCN_OP_S_DCACHE_INV_VOL);
     if (rc == MGS_OK && inval) {
         c->plan_free[c->plan_nfree++] = p;
         p = NULL; /* one MEM_INVALIDATE, nothing to plan */

@@ -727,6 +727,15 @@ static void ctrl_start(cache *c, mem_msg *req, sim_port *via)
     c->ctrl_cursor = 0;
 }
 
+/* Whether the control request in progress covers frame f's line (a ranged
+** request, span != 0, covers the lines that overlap [addr, addr + span)). */
+static bool ctrl_covers(const cache *c, const cache_frame *f)
+{
+    const mem_msg *r = c->ctrl_req;
+    return !r->span || (f->line_addr + c->cfg.line > r->addr &&
+                        f->line_addr < r->addr + r->span);
+}
+
 static bool ctrl_finish(cache *c)
 {
     if (rsp_room(c) < 1)
@@ -738,7 +747,7 @@ static bool ctrl_finish(cache *c)
     if (drop_all || !flush) {
         for (uint32_t i = 0; i < nframes; i++) {
             cache_frame *f = &c->frames[i];
-            if (f->state == LINE_VALID && !f->dirty) {
+            if (f->state == LINE_VALID && !f->dirty && ctrl_covers(c, f)) {
                 if (c->proto && c->proto->on_evict)
                     c->proto->on_evict(c->proto_data, c, f->line_addr,
                                        &f->proto, false);
@@ -781,7 +790,7 @@ static bool ctrl_step(cache *c)
         uint32_t nframes = c->sets * c->cfg.ways;
         while (c->ctrl_cursor < nframes) {
             cache_frame *f = &c->frames[c->ctrl_cursor];
-            if (f->state == LINE_VALID && f->dirty) {
+            if (f->state == LINE_VALID && f->dirty && ctrl_covers(c, f)) {
                 if (cache_txn_free_count(c) < 1)
                     return progress;
                 enqueue_writeback(c, c->ctrl_cursor);

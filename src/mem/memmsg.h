@@ -89,6 +89,8 @@ typedef struct mem_msg {
                               skips the translator, as in hardware. */
     uint64_t vaddr;        /* request: the requester's own address; a
                               translator replaces addr, never vaddr */
+    uint64_t span;         /* FLUSH / INVALIDATE: the lines of [addr, addr +
+                              span) only; 0 = the whole cache */
     /* Everything above is zeroed by mem_msg_alloc; data is not (it is
     ** 128 bytes, and every writer fills the bytes it declares in size). */
     uint8_t data[MEM_LINE_MAX];

@@ -40,6 +40,7 @@ struct gpu_build {
     mmu *mmu;
     rdma_engine *rdma;        /* NULL without cfg.with_rdma */
     sim_port **l2_tops;       /* route candidates (borrowed by routes) */
+    sim_port **l2_below;      /* per bank: its DRAM channel or agent */
     mem_route l1_route;       /* what every L1 bottom uses */
     sim_port **l2tlb_tops;
     sim_conn *driver_link, *dispatch_net, *ctrl_net, *xbar, *mem_net,
@@ -225,6 +226,20 @@ int gpu_build_config_validate(const gpu_build_config *c0)
     return MGS_OK;
 }
 
+/* Lets the protocol install its hooks on a cache it asked for. */
+static void coh_attach(const gpu_build_config *c, cache *l, coh_level lvl)
+{
+    if (c->coh && c->coh->proto->attach_cache)
+        c->coh->proto->attach_cache(c->coh->pd, l, lvl, (uint32_t)c->gpu);
+}
+
+/* Whether remote data is cached in this GPU's L2 (coh.h). */
+static bool remote_in_l2(const gpu_build_config *c)
+{
+    return c->with_rdma && c->coh &&
+           c->coh->sys.remote_cache == COH_REMOTE_L2;
+}
+
 /* snprintf into a static-size name buffer. */
 #define NAME(buf, ...) snprintf(buf, sizeof buf, __VA_ARGS__)
 
@@ -244,7 +259,8 @@ typedef struct l1_path {
 ** the L2 TLBs; cache bottom on the crossbar; both ctrl ports on CtrlNet and
 ** registered with the CP. */
 static void build_l1_path(const l1_path *p, const char *what,
-                          const cache_config *ccfg, xlat **xo, cache **lo)
+                          const cache_config *ccfg, coh_level lvl, xlat **xo,
+                          cache **lo)
 {
     gpu_build *g = p->g;
     const gpu_build_config *c = &g->cfg;
@@ -253,6 +269,7 @@ static void build_l1_path(const l1_path *p, const char *what,
     xlat *x = xlat_new(g->eng, n, &c->xlat, &c->l1_tlb, p->pool, p->st);
     NAME(n, "%s.%s", p->prefix, what);
     cache *l = cache_new(g->eng, n, ccfg, p->pool, p->st);
+    coh_attach(c, l, lvl);
     conn_plug(p->net, xlat_top(x));
     conn_plug(p->net, xlat_bottom(x));
     conn_plug(g->tlb_net, xlat_tlb(x));
@@ -311,21 +328,37 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
     g->l2 = mgs_xcalloc(c->l2_banks, sizeof *g->l2);
     g->dram = mgs_xcalloc(c->l2_banks, sizeof *g->dram);
     g->l2_tops = mgs_xcalloc(c->l2_banks, sizeof *g->l2_tops);
+    g->l2_below = mgs_xcalloc(c->l2_banks, sizeof *g->l2_below);
     for (uint32_t b = 0; b < c->l2_banks; b++) {
         NAME(n, "GPU[%d].L2[%u]", gi, b);
         g->l2[b] = cache_new(eng, n, &c->l2, pool, st);
-        NAME(n, "GPU[%d].DRAM[%u]", gi, b);
+        coh_attach(c, g->l2[b], COH_L2);
         g->l2_tops[b] = cache_top(g->l2[b]);
         conn_plug(g->xbar, cache_top(g->l2[b]));
         conn_plug(g->ctrl_net, cache_ctrl(g->l2[b]));
         cp_add_l2(g->cp, cache_ctrl(g->l2[b]));
         if (c->external_memory)
             continue;         /* the platform wires the bottom */
+        char l2name[64];
+        NAME(l2name, "GPU[%d].L2[%u]", gi, b);
+        NAME(n, "GPU[%d].DRAM[%u]", gi, b);
         g->dram[b] = dram_new(eng, n, &c->dram, pool, st, backing);
         conn_plug(g->mem_net, cache_bottom(g->l2[b]));
         conn_plug(g->mem_net, dram_top(g->dram[b]));
+        /* The insertion point: a protocol's agent between the bank and its
+        ** channel (docs/coherence.md). */
+        g->l2_below[b] = dram_top(g->dram[b]);
+        if (c->coh && c->coh->proto->memory_agent) {
+            coh_site site = {.eng = eng, .pool = pool, .stats = st,
+                             .net = g->mem_net, .memory = g->l2_below[b],
+                             .gpu = (uint32_t)gi, .bank = b,
+                             .name = l2name};
+            sim_port *agent = c->coh->proto->memory_agent(c->coh->pd, &site);
+            if (agent)
+                g->l2_below[b] = agent;
+        }
         mem_route r;
-        mem_route_single(&r, dram_top(g->dram[b]));
+        mem_route_single(&r, g->l2_below[b]);
         cache_set_route(g->l2[b], &r);
     }
     NAME(n, "GPU[%d].MMU", gi);
@@ -353,12 +386,28 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
         ** one through the RDMA engine to its home GPU's L2. */
         NAME(n, "GPU[%d].RDMA", gi);
         g->rdma = rdma_new(eng, n, &c->rdma, pool, st);
-        conn_plug(g->xbar, rdma_inside(g->rdma));
         conn_plug(g->xbar, rdma_local(g->rdma));
         rdma_set_local_route(g->rdma, &to_l2);
-        rdma_route_split(&to_l2, g->l2_tops, c->l2_banks,
-                         (uint32_t)c->l2_interleave, c->phys_base,
-                         c->phys_base + c->mem_bytes, rdma_inside(g->rdma));
+        if (remote_in_l2(c)) {
+            /* Remote lines are cached in the requesting L2: its misses
+            ** split between its channel and the RDMA engine (seed 001
+            ** §2.2). */
+            conn_plug(g->mem_net, rdma_inside(g->rdma));
+            for (uint32_t b = 0; b < c->l2_banks; b++) {
+                mem_route r;
+                rdma_route_split(&r, &g->l2_below[b], 1,
+                                 (uint32_t)c->l2_interleave, c->phys_base,
+                                 c->phys_base + c->mem_bytes,
+                                 rdma_inside(g->rdma));
+                cache_set_route(g->l2[b], &r);
+            }
+        } else {
+            conn_plug(g->xbar, rdma_inside(g->rdma));
+            rdma_route_split(&to_l2, g->l2_tops, c->l2_banks,
+                             (uint32_t)c->l2_interleave, c->phys_base,
+                             c->phys_base + c->mem_bytes,
+                             rdma_inside(g->rdma));
+        }
     }
     mem_route_interleaved(&to_l2tlb, g->l2tlb_tops, c->l2_tlbs,
                           c->l2_tlb.page_bytes);
@@ -374,8 +423,8 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
         l1_path p = {.g = g, .net = sa->net, .pool = pool, .st = st,
                      .to_l2 = &to_l2, .to_l2tlb = &to_l2tlb};
         NAME(p.prefix, "GPU[%d].SA[%u]", gi, s);
-        build_l1_path(&p, "L1S", &c->l1s, &sa->xs, &sa->l1s);
-        build_l1_path(&p, "L1I", &c->l1i, &sa->xi, &sa->l1i);
+        build_l1_path(&p, "L1S", &c->l1s, COH_L1S, &sa->xs, &sa->l1s);
+        build_l1_path(&p, "L1I", &c->l1i, COH_L1I, &sa->xi, &sa->l1i);
         mem_route to_s, to_i;
         mem_route_single(&to_s, xlat_top(sa->xs));
         mem_route_single(&to_i, xlat_top(sa->xi));
@@ -384,12 +433,14 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
             gpu_cu *u = &g->cus[ci];
             char what[32];
             NAME(what, "L1V[%u]", k);
-            build_l1_path(&p, what, &c->l1v, &u->xv, &u->l1v);
+            build_l1_path(&p, what, &c->l1v, COH_L1V, &u->xv, &u->l1v);
             NAME(n, "GPU[%d].SA[%u].CU[%u]", gi, s, k);
             cu_config cc = c->cu;
             /* Platform-wide scratch slots: GPU model, then CU, then slot. */
             cc.scratch_slot_base = ((uint32_t)gi * c->num_cus + ci) *
                                    gpu_build_wave_slots_per_cu(c);
+            cc.fence_invalidates_l1 = !c->coh ||
+                                      c->coh->proto->fence_l1 != COH_KEEP;
             u->cu = cu_new(eng, n, &cc, pool, st);
             conn_plug(sa->net, cu_vmem(u->cu));
             conn_plug(sa->net, cu_smem(u->cu));
@@ -445,6 +496,7 @@ void gpu_build_free(gpu_build *g)
     free(g->dram);
     free(g->l2tlb);
     free(g->l2_tops);
+    free(g->l2_below);
     free(g->l2tlb_tops);
     free(g);
 }

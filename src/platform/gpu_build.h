@@ -13,10 +13,15 @@
 **   L1V/L1S/L1I bottom --XBar (single-stage crossbar)--> L2[b] top,
 **     bank b = (paddr / l2_interleave) % l2_banks
 **   L1 TLB bottom --TLBNet--> L2TLB[t] (t = page % l2_tlbs) --> MMU
-**   L2[b] bottom --MemNet--> DRAM[b] (one channel per L2 bank)
+**   L2[b] bottom --MemNet--> DRAM[b] (one channel per L2 bank), or to the
+**     protocol's agent at that site, which forwards to DRAM[b]
+**     (coh_protocol.memory_agent: the insertion point of docs/coherence.md)
 ** Multi-GPU options (platform/platform.h): with_rdma adds GPU[g].RDMA on
 ** the XBar (inside: remote L1 misses; local: the requests it serves for
-** other GPUs, to the L2 banks) and the L1s route by rdma_route_split;
+** other GPUs, to the L2 banks) and the L1s route by rdma_route_split; with
+** coherence.remote_cache = l2 the RDMA inside port sits on MemNet instead,
+** the L1s send every address to the L2 banks and each L2 bank's bottom
+** splits (local: its DRAM channel or agent; remote: the RDMA engine);
 ** external_memory leaves out the DRAM channels (the platform wires the
 ** L2 bottoms to shared memory stacks).
 **
@@ -34,6 +39,7 @@
 
 #include <stdint.h>
 
+#include "coh/coh.h"
 #include "gpu/cp.h"
 #include "gpu/cu.h"
 #include "mem/backing.h"
@@ -80,6 +86,12 @@ typedef struct gpu_build_config {
     bool external_memory;     /* no DRAM channels: the platform plugs the
                                  L2 bottoms into its memory network and
                                  sets their routes (MGPU-SM) */
+    /* The coherence protocol instance (borrowed; NULL = nc's behaviour
+    ** with no hooks): fences, cache hooks, agents between each L2 bank
+    ** and its DRAM channel, and where remote data is cached (with_rdma and
+    ** sys.remote_cache == COH_REMOTE_L2: L1s send every miss to the local
+    ** L2 banks, whose bottoms split between DRAM and the RDMA engine). */
+    const coh *coh;
 } gpu_build_config;
 
 /* The R9 Nano of Table 5.1 with the assumed values documented in

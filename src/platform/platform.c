@@ -28,6 +28,7 @@ struct platform {
     plat_view *views;
     mem_backing *backings;    /* one per GPU model */
     noc_net *net;
+    coh *coh;                 /* the protocol instance (owned) */
     dram **stacks;            /* shared: N * C channels, global order */
     sim_port **stack_tops;
     uint32_t nstack_chans;
@@ -63,6 +64,8 @@ void platform_config_default(platform_config *c)
     c->with_dma = true;
     /* assumed: a DDR4 host memory access, ~100 ns (docs/platforms.md) */
     c->host_latency = 100 * MGS_PS_PER_NS;
+    snprintf(c->coherence, sizeof c->coherence, "nc");
+    c->remote_cache = COH_REMOTE_L1;
 }
 
 void platform_config_from(platform_config *c, const mgs_config *k)
@@ -79,6 +82,19 @@ void platform_config_from(platform_config *c, const mgs_config *k)
     c->sm_bandwidth = k->platform_sm_bandwidth;
     c->with_dma = strcmp(k->platform_copy_timing, "instant") != 0;
     c->host_latency = k->platform_host_latency;
+    snprintf(c->coherence, sizeof c->coherence, "%s", k->coherence_protocol);
+    int rc = coh_remote_cache_parse(k->coherence_remote_cache);
+    c->remote_cache = rc < 0 ? COH_REMOTE_L1 : (coh_remote_cache)rc;
+}
+
+void platform_coh_system(const platform_config *c, coh_system *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ngpus = c->type == PLATFORM_MONOLITHIC ? 1 : c->ngpus;
+    out->rdma = c->ngpus > 1 && (c->type == PLATFORM_DISCRETE ||
+                                 c->type == PLATFORM_UNIFIED);
+    out->shared_memory = c->ngpus > 1 && c->type == PLATFORM_SHARED;
+    out->remote_cache = c->remote_cache;
 }
 
 /* The one GPU model of a monolithic platform: N x the resources. */
@@ -125,6 +141,16 @@ int platform_config_validate(const platform_config *c)
         !noc_pcie_bandwidth(c->pcie_version))
         return mgs_error_set(MGS_ECONFIG, "platform.pcie_version = %d, must "
                              "be 3..6", c->pcie_version);
+    const coh_protocol *proto = coh_find(c->coherence);
+    if (!proto)
+        return mgs_error_set(MGS_ECONFIG, "coherence.protocol = '%s': no "
+                             "such protocol (mgsim list shows them)",
+                             c->coherence);
+    coh_system sys;
+    platform_coh_system(c, &sys);
+    int crc = proto->check ? proto->check(&sys) : MGS_OK;
+    if (crc)
+        return crc;
     if (c->type == PLATFORM_SHARED && c->ngpus > 1 &&
         c->gpu.l2_interleave > 4096)
         return mgs_error_set(MGS_ECONFIG, "shared platform: l2.interleave "
@@ -331,9 +357,14 @@ platform *platform_new(sim_engine *eng, const platform_config *cfg,
     p->gpus = mgs_xcalloc(p->ngpu_models, sizeof *p->gpus);
     p->views = mgs_xcalloc(p->ngpu_models, sizeof *p->views);
     p->backings = mgs_xcalloc(p->ngpu_models, sizeof *p->backings);
+    coh_system sys;
+    platform_coh_system(c, &sys);
+    if (coh_new(coh_find(c->coherence), &sys, eng, pool, st, &p->coh))
+        abort();              /* validated: the protocol exists and accepts */
     for (uint32_t i = 0; i < p->ngpu_models; i++) {
         gpu_build_config g;
         gpu_config_of(c, i, &g);
+        g.coh = p->coh;
         p->views[i] = (plat_view){.global = backing, .base = g.phys_base};
         p->backings[i] = (mem_backing){.read = view_read,
                                        .write = view_write,
@@ -361,6 +392,7 @@ void platform_free(platform *p)
         return;
     for (uint32_t i = 0; i < p->ngpu_models; i++)
         gpu_build_free(p->gpus[i]);
+    coh_free(p->coh);
     for (uint32_t k = 0; k < p->nstack_chans; k++)
         dram_free(p->stacks[k]);
     for (uint32_t i = 0; p->dmas && i < p->ngpu_models; i++)
@@ -412,6 +444,7 @@ uint32_t platform_gpu_of(const platform *p, int gpu)
 }
 
 noc_net *platform_net_of(platform *p) { return p->net; }
+coh *platform_coh(platform *p) { return p->coh; }
 
 uint64_t platform_wf_insts(const platform *p)
 {

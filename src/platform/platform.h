@@ -21,6 +21,12 @@
 **
 ** With N = 1 every type is the lone GPU of gpu_build (no RDMA, no network).
 **
+** Coherence (src/coh/coh.h): the platform creates one instance of the
+** protocol named by coherence.protocol for the system it builds and hands
+** it to every GPU model's builder (hooks, agents, fences, and with
+** coherence.remote_cache = l2 the L2-side RDMA split); the runtime asks it
+** for the maintenance of every launch and host-visible point.
+**
 ** Host side (with_dma, the default): every GPU model has a DMA engine
 ** (src/mem/dma.h, "GPU[i].DMA") for the driver's copies. Its device port
 ** sits on the GPU's crossbar with the L1s' route (local L2 banks, and the
@@ -44,6 +50,7 @@
 
 #include <stdint.h>
 
+#include "coh/coh.h"
 #include "mem/dma.h"
 #include "noc/noc.h"
 #include "platform/gpu_build.h"
@@ -73,6 +80,8 @@ typedef struct platform_config {
     uint64_t sm_bandwidth;    /* shared: total L2-to-memory bytes/s */
     bool with_dma;            /* DMA engines, host memory, host PCIe */
     mgs_time host_latency;    /* host memory access, ps */
+    char coherence[32];       /* coherence.protocol (src/coh/) */
+    coh_remote_cache remote_cache; /* coherence.remote_cache */
 } platform_config;
 
 /* One R9 Nano, discrete, PCIe 3.0 (seed 002 Table 5.1). */
@@ -99,6 +108,10 @@ uint32_t platform_num_gpus(const platform *p);
 gpu_build *platform_gpu(platform *p, uint32_t i);
 /* The GPU model that runs launches addressed to runtime GPU gpu. */
 uint32_t platform_gpu_of(const platform *p, int gpu);
+/* The coherence protocol instance shared by every GPU model. */
+coh *platform_coh(platform *p);
+/* The system a protocol sees on platform c (coh.h). */
+void platform_coh_system(const platform_config *c, coh_system *out);
 /* The inter-GPU / memory network, NULL when there is none. */
 noc_net *platform_net_of(platform *p);
 uint64_t platform_wf_insts(const platform *p);

@@ -180,10 +180,52 @@ int mgs_malloc(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out)
 ** launches in flight (a real runtime's copies on the default stream wait
 ** the same way). */
 
+/* Timing mode: the caches give up (writing back, then dropping) the lines
+** of device memory that is about to be written directly or freed, so no
+** dirty line is written back over it later (src/coh/coh.h, host points).
+** Nothing may be posted (the callers synchronise first). */
+static int host_write_now(mgs_rt *rt, mgs_dptr va, size_t n)
+{
+    return rt->timing && n ? mgs_timing_host_write(rt->timing, va, n, true)
+                           : MGS_OK;
+}
+
+/* Timing mode: before a direct read, the caches write back dirty lines of
+** [va, va + n). Nothing may be posted. */
+static int host_read_now(mgs_rt *rt, mgs_dptr va, size_t n)
+{
+    return rt->timing && n ? mgs_timing_host_read(rt->timing, va, n)
+                           : MGS_OK;
+}
+
+/* Timing mode: a fresh allocation was written directly (launch buffers);
+** stale lines of its physical pages are dropped at each GPU's next
+** acquire. */
+static int host_write_later(mgs_rt *rt, mgs_dptr va, size_t n)
+{
+    return rt->timing && n ? mgs_timing_host_write(rt->timing, va, n, false)
+                           : MGS_OK;
+}
+
+/* The size of the live allocation starting at va, or 0. */
+static uint64_t alloc_size(const mgs_rt *rt, mgs_dptr va)
+{
+    for (size_t i = 0; i < rt->mem.nalloc; i++)
+        if (rt->mem.allocs[i].live && rt->mem.allocs[i].va == va)
+            return rt->mem.allocs[i].size;
+    return 0;
+}
+
+static int free_range(mgs_rt *rt, mgs_dptr p)
+{
+    int rc = host_write_now(rt, p, alloc_size(rt, p));
+    return rc ? rc : mgs_devmem_free_range(&rt->mem, p);
+}
+
 int mgs_free(mgs_rt *rt, mgs_dptr p)
 {
     int rc = timing_sync(rt);
-    return rc ? rc : mgs_devmem_free_range(&rt->mem, p);
+    return rc ? rc : free_range(rt, p);
 }
 
 /* One timed copy through the DMA engines (timing.h). */
@@ -210,9 +252,10 @@ int mgs_memcpy_h2d(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n)
     int rc = timing_sync(rt);
     if (rc)
         return rc;
-    rc = copies_timed(rt) ? timed_copy(rt, MGS_TIMING_H2D, dst,
-                                       (uint64_t)(uintptr_t)src, n)
-                          : mgs_devmem_write(&rt->mem, dst, src, n);
+    if (copies_timed(rt))
+        rc = timed_copy(rt, MGS_TIMING_H2D, dst, (uint64_t)(uintptr_t)src, n);
+    else if (!(rc = host_write_now(rt, dst, n)))
+        rc = mgs_devmem_write(&rt->mem, dst, src, n);
     if (!rc)
         count_copy(rt, n);
     return rc;
@@ -223,9 +266,10 @@ int mgs_memcpy_d2h(mgs_rt *rt, void *dst, mgs_dptr src, size_t n)
     int rc = timing_sync(rt);
     if (rc)
         return rc;
-    rc = copies_timed(rt) ? timed_copy(rt, MGS_TIMING_D2H,
-                                       (uint64_t)(uintptr_t)dst, src, n)
-                          : mgs_devmem_read(&rt->mem, src, dst, n);
+    if (copies_timed(rt))
+        rc = timed_copy(rt, MGS_TIMING_D2H, (uint64_t)(uintptr_t)dst, src, n);
+    else if (!(rc = host_read_now(rt, src, n)))
+        rc = mgs_devmem_read(&rt->mem, src, dst, n);
     if (!rc)
         count_copy(rt, n);
     return rc;
@@ -249,7 +293,9 @@ static int bounce_copy(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n,
         if (timed) {
             if (!(rc = timed_copy(rt, MGS_TIMING_D2H, host, src + at, chunk)))
                 rc = timed_copy(rt, MGS_TIMING_H2D, dst + at, host, chunk);
-        } else if (!(rc = mgs_devmem_read(&rt->mem, src + at, buf, chunk))) {
+        } else if (!(rc = host_read_now(rt, src + at, chunk)) &&
+                   !(rc = mgs_devmem_read(&rt->mem, src + at, buf, chunk)) &&
+                   !(rc = host_write_now(rt, dst + at, chunk))) {
             rc = mgs_devmem_write(&rt->mem, dst + at, buf, chunk);
         }
         done += chunk;
@@ -283,6 +329,8 @@ int mgs_memcpy_d2d(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n)
 int mgs_memset(mgs_rt *rt, mgs_dptr dst, int value, size_t n)
 {
     int rc = timing_sync(rt);
+    if (!rc)
+        rc = host_write_now(rt, dst, n);
     return rc ? rc : mgs_devmem_fill(&rt->mem, dst, (uint8_t)value, n);
 }
 
@@ -400,12 +448,17 @@ typedef struct launch_bufs {
     mgs_dptr kernarg, packet, queue, scratch;
 } launch_bufs;
 
+/* After a synchronisation (or before anything was posted). The kernel may
+** have written scratch, so it goes through free_range; the others were
+** only read. */
 static void free_bufs(mgs_rt *rt, launch_bufs *b)
 {
-    mgs_dptr *all[] = {&b->kernarg, &b->packet, &b->queue, &b->scratch};
+    mgs_dptr *all[] = {&b->kernarg, &b->packet, &b->queue};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (*all[i])
             mgs_devmem_free_range(&rt->mem, *all[i]);
+    if (b->scratch && free_range(rt, b->scratch))
+        mgs_devmem_free_range(&rt->mem, b->scratch);
 }
 
 static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
@@ -424,7 +477,8 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
     if (l->args_size)
         memcpy(kargs, l->args, l->args_size < ksize ? l->args_size : ksize);
     if ((rc = mgs_devmem_alloc_range(&rt->mem, home, ksize, &b->kernarg)) ||
-        (rc = mgs_devmem_write(&rt->mem, b->kernarg, kargs, ksize))) {
+        (rc = mgs_devmem_write(&rt->mem, b->kernarg, kargs, ksize)) ||
+        (rc = host_write_later(rt, b->kernarg, ksize))) {
         free(kargs);
         return rc;
     }
@@ -447,14 +501,16 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
     put64(pkt + GCN_PKT_KERNEL_OBJECT, gk->code_vaddr);
     put64(pkt + GCN_PKT_KERNARG_ADDRESS, b->kernarg);
     if ((rc = mgs_devmem_alloc_range(&rt->mem, home, sizeof pkt, &b->packet)) ||
-        (rc = mgs_devmem_write(&rt->mem, b->packet, pkt, sizeof pkt)))
+        (rc = mgs_devmem_write(&rt->mem, b->packet, pkt, sizeof pkt)) ||
+        (rc = host_write_later(rt, b->packet, sizeof pkt)))
         return rc;
 
     uint8_t queue[GCN_QUEUE_SIZE] = {0};
     put32(queue + GCN_QUEUE_GROUP_APERTURE_HI, GCN_EMU_APERTURE_GROUP_HI);
     put32(queue + GCN_QUEUE_PRIVATE_APERTURE_HI, GCN_EMU_APERTURE_PRIVATE_HI);
     if ((rc = mgs_devmem_alloc_range(&rt->mem, home, sizeof queue, &b->queue)) ||
-        (rc = mgs_devmem_write(&rt->mem, b->queue, queue, sizeof queue)))
+        (rc = mgs_devmem_write(&rt->mem, b->queue, queue, sizeof queue)) ||
+        (rc = host_write_later(rt, b->queue, sizeof queue)))
         return rc;
 
     uint64_t wg_items = (uint64_t)l->block[0] * l->block[1] * l->block[2];

@@ -73,6 +73,12 @@ struct mgs_timing {
     uint32_t nposted;
     bool posted_all;          /* an MGS_GPU_ALL launch is among them */
     mgs_time post_start;      /* engine time when the first was posted */
+    coh *coh;                 /* the platform's protocol (borrowed) */
+    /* Host writes not yet made visible to model i's caches: applied at its
+    ** next launch's acquire, or at once before the engine runs anything
+    ** else that could touch them (apply_pending). */
+    coh_sync pending[TM_MAX_GPUS];
+    uint64_t maintenance;     /* maintenance-only runs (statistics) */
 };
 
 /* ---- driver ---- */
@@ -259,6 +265,7 @@ int mgs_timing_new_platform(const platform_config *pc0, mgs_devmem *mem,
     t->plat = platform_new(t->eng, &pc, t->pool, stats, &t->backing,
                            &t->pt);
     t->nmodels = platform_num_gpus(t->plat);
+    t->coh = platform_coh(t->plat);
     tm_driver *d = &t->drv;
     comp_init(&d->base, t->eng, &drv_ops, "Driver", pc.gpu.period);
     d->n = t->nmodels;
@@ -327,7 +334,8 @@ static int code_va(mgs_timing *t, const gcn_emu_program *prog,
                                     &d);
     if (rc)
         return rc;
-    if ((rc = mgs_devmem_write(t->mem, d, prog->code, prog->code_size))) {
+    if ((rc = mgs_devmem_write(t->mem, d, prog->code, prog->code_size)) ||
+        (rc = mgs_timing_host_write(t, d, prog->code_size + 64, false))) {
         mgs_devmem_free_range(t->mem, d);
         return rc;
     }
@@ -369,6 +377,12 @@ static int prepare_launch(mgs_timing *t, uint32_t i, const gcn_emu_launch *el,
     /* An empty range must not read as "whole grid" (wg_end == 0). */
     l->wg_begin = begin < l->total_groups ? begin : l->total_groups;
     l->wg_end = end < l->total_groups ? end : l->total_groups;
+    /* The protocol's fences, with the host writes (this launch's arguments
+    ** and code among them) this GPU's caches have not seen yet. */
+    coh_sync_at(t->coh, COH_LAUNCH, i, &l->acquire);
+    coh_sync_merge(&l->acquire, &t->pending[i]);
+    memset(&t->pending[i], 0, sizeof t->pending[i]);
+    coh_sync_at(t->coh, COH_KERNEL_END, i, &l->release);
     return MGS_OK;
 }
 
@@ -385,8 +399,8 @@ static void post_launch(mgs_timing *t, uint32_t i)
     d->done[i] = false;
 }
 
-/* An empty launch: the CP's invalidate and L2 flush + invalidate only. */
-static void prepare_flush(mgs_timing *t, uint32_t i)
+/* An empty launch: cache maintenance s only (the CP's release step). */
+static void prepare_sync(mgs_timing *t, uint32_t i, const coh_sync *s)
 {
     gpu_launch *l = &t->launch[i];
     memset(l, 0, sizeof *l);
@@ -397,6 +411,7 @@ static void prepare_flush(mgs_timing *t, uint32_t i)
     l->vgprs_per_wave = 4;
     l->sgprs_per_wave = 16;
     l->wg_begin = l->wg_end = 1;   /* no work-group */
+    l->release = *s;
 }
 
 /* Runs the engine until every posted launch answered. */
@@ -505,18 +520,20 @@ int mgs_timing_sync(mgs_timing *t, mgs_timing_result *res)
         if (status == MGS_OK)
             status = m->status;
     }
-    /* Release: L2s that may hold dirty data of these launches after their
-    ** own CP flushed (timing.h). */
-    const platform_config *pc = platform_get_config(t->plat);
-    bool rdma = pc->ngpus > 1 && (pc->type == PLATFORM_DISCRETE ||
-                                  pc->type == PLATFORM_UNIFIED);
+    /* Peer release: GPUs whose L2 may hold data of these launches after
+    ** their own release (remote writes to a GPU that did not run, or whose
+    ** CP released before another GPU's last remote write), as the protocol
+    ** says (timing.h). */
     bool any = false;
-    for (uint32_t i = 0; i < t->nmodels; i++) {
-        flush[i] = rdma && (ntargets > 1 || !target[i]);
-        if (!flush[i])
+    for (uint32_t i = 0; i < t->nmodels && t->nmodels > 1; i++) {
+        if (target[i] && ntargets == 1)
             continue;
-        any = true;
-        prepare_flush(t, i);
+        coh_sync s;
+        coh_sync_at(t->coh, COH_PEER_RELEASE, i, &s);
+        if (!coh_sync_any(&s))
+            continue;
+        flush[i] = any = true;
+        prepare_sync(t, i, &s);
         post_launch(t, i);
     }
     if (any && (rc = run_posted(t, flush)))
@@ -567,6 +584,80 @@ static int dev_run(mgs_timing *t, uint64_t va, uint64_t *len, uint64_t *pa,
     return dev_phys(t, va, pa, gpu);
 }
 
+/* ---- host-visible points ---- */
+
+/* Runs the maintenance in s[i] on every model i that has any, at once (the
+** engine is idle: nothing posted). */
+static int run_maintenance(mgs_timing *t, coh_sync *s)
+{
+    bool which[TM_MAX_GPUS] = {false}, any = false;
+    for (uint32_t i = 0; i < t->nmodels; i++) {
+        if (!coh_sync_any(&s[i]))
+            continue;
+        which[i] = any = true;
+        prepare_sync(t, i, &s[i]);
+        post_launch(t, i);
+    }
+    if (!any)
+        return MGS_OK;
+    t->maintenance++;
+    return run_posted(t, which);
+}
+
+static int apply_pending(mgs_timing *t)
+{
+    if (t->nposted)
+        return MGS_OK;        /* applied at each posted launch's acquire */
+    coh_sync s[TM_MAX_GPUS];
+    memcpy(s, t->pending, sizeof s);
+    memset(t->pending, 0, sizeof t->pending);
+    return run_maintenance(t, s);
+}
+
+/* The protocol's answer at host point p for model i, over the physical
+** runs of [va, va + n), merged into out. */
+static int host_point(mgs_timing *t, coh_point p, uint64_t va, uint64_t n,
+                      coh_sync *out)
+{
+    for (uint32_t i = 0; i < t->nmodels; i++) {
+        coh_sync s;
+        coh_sync_at(t->coh, p, i, &s);
+        if (!s.l2)
+            continue;
+        s.l2_all = false;
+        for (uint64_t off = 0; off < n;) {
+            uint64_t len = n - off, pa;
+            int gpu, rc = dev_run(t, va + off, &len, &pa, &gpu);
+            if (rc)
+                return rc;
+            coh_sync_add_range(&s, pa, len);
+            off += len;
+        }
+        coh_sync_merge(&out[i], &s);
+    }
+    return MGS_OK;
+}
+
+int mgs_timing_host_write(mgs_timing *t, uint64_t va, uint64_t n, bool now)
+{
+    if (!now)
+        return host_point(t, COH_HOST_WRITE, va, n, t->pending);
+    if (t->nposted)
+        return mgs_error_set(MGS_EINTERNAL, "timing: host write while "
+                             "launches are posted (synchronise first)");
+    int rc = host_point(t, COH_HOST_WRITE, va, n, t->pending);
+    return rc ? rc : apply_pending(t);
+}
+
+int mgs_timing_host_read(mgs_timing *t, uint64_t va, uint64_t n)
+{
+    if (t->nposted)
+        return mgs_error_set(MGS_EINTERNAL, "timing: host read while "
+                             "launches are posted (synchronise first)");
+    int rc = host_point(t, COH_HOST_READ, va, n, t->pending);
+    return rc ? rc : apply_pending(t);
+}
+
 /* Appends (or extends the last command of model e with) one run. */
 static void add_cmd(tm_driver *d, uint32_t e, dma_space ss, uint64_t src,
                     dma_space ds, uint64_t dst, uint64_t len, uint32_t flags,
@@ -610,6 +701,9 @@ int mgs_timing_copy(mgs_timing *t, mgs_timing_copy_kind kind, uint64_t dst,
         return MGS_OK;
     bool src_dev = kind != MGS_TIMING_H2D, dst_dev = kind != MGS_TIMING_D2H;
     bool touched[TM_MAX_GPUS] = {false};
+    int rc0 = apply_pending(t);
+    if (rc0)
+        return rc0;
     d->ncmds = d->cmds_done = 0;
     memset(d->next_cmd, 0, sizeof d->next_cmd);
     /* Split into runs within one page of each device side (pages of a
@@ -661,15 +755,21 @@ int mgs_timing_copy(mgs_timing *t, mgs_timing_copy_kind kind, uint64_t dst,
                                  d->cmds[k].status);
     res->commands = d->ncmds;
     d->ncmds = 0;
-    /* Coherence: the engines went through the L2s; flush and invalidate
-    ** them so that no cache holds dirty or stale data between runtime
-    ** operations (timing.h). */
-    for (uint32_t i = 0; i < t->nmodels; i++)
+    /* Coherence: the engines went through these GPUs' L2s; the protocol
+    ** says what that needs (nc on several GPUs: write back and drop them,
+    ** so no cache holds dirty or stale data between runtime operations). */
+    bool any = false;
+    for (uint32_t i = 0; i < t->nmodels; i++) {
+        coh_sync s;
+        coh_sync_at(t->coh, COH_COPY_END, i, &s);
+        touched[i] = touched[i] && coh_sync_any(&s);
         if (touched[i]) {
-            prepare_flush(t, i);
+            any = true;
+            prepare_sync(t, i, &s);
             post_launch(t, i);
         }
-    if ((rc = run_posted(t, touched)))
+    }
+    if (any && (rc = run_posted(t, touched)))
         return rc;
     res->time = eng_now(t->eng) - start;
     res->bytes = n;

@@ -14,25 +14,27 @@
 ** gpu_launch (resources per wave from the kernel descriptor), send
 ** CP_LAUNCH from the driver, run the engine (at the next synchronisation,
 ** see mgs_timing_post) until its queue empties (the CP answers
-** CP_LAUNCH_DONE after the L2 flush, so the backing store then holds every
-** result), and report the simulated time of the launch. The watchdog's
+** CP_LAUNCH_DONE after the release the protocol asked for), and report the simulated time of the launch. The watchdog's
 ** MGS_EDEADLOCK comes back unchanged (exit 3).
 **
 ** Copies (mgs_timing_copy: h2d, d2h, d2d and peer) are performed by the
 ** GPUs' DMA engines (platform.h, src/mem/dma.h) as real traffic: the copy
-** is split at the 4 KiB pages of its device side(s) into physically
-** contiguous runs, each run a DMA_COPY command to the engine of the GPU
-** that owns the device side (peer d2d: the source GPU's engine, which
-** writes the destination through its RDMA engine), host bytes travel over
-** the PCIe tree, device bytes through the L2 banks. Then every L2 the
-** engines may have filled is flushed and invalidated by an empty launch
-** to its CP (invalidate L1s, no work-group, flush + invalidate L2s), which
-** restores the invariant the runtime relies on: between runtime
-** operations no cache holds dirty or stale data, so memset, the dispatch
-** buffers and code uploads may act on the backing store directly (they are
-** instant), and the next kernel, whose launch invalidates the L1s, reads
-** the copied bytes from DRAM. The copy's time runs from the first command
-** to the end of that flush. (The runtime synchronises before every copy.)
+** is split at the pages of its device side(s) into physically contiguous
+** runs, each run a DMA_COPY command to the engine of the GPU that owns the
+** device side (peer d2d: the source GPU's engine, which writes the
+** destination through its RDMA engine), host bytes travel over the PCIe
+** tree, device bytes through the L2 banks. The copy's time runs from the
+** first command to the end of the maintenance the protocol asks for at
+** COH_COPY_END. (The runtime synchronises before every copy.)
+**
+** Coherence (src/coh/coh.h): nothing here decides what a cache keeps. Each
+** launch carries the protocol's COH_LAUNCH maintenance as its acquire
+** (merged with pending host writes) and COH_KERNEL_END as its release; a
+** maintenance-only step is an empty launch (no work-groups) whose release
+** is the maintenance, sent to the GPU's CP and counted in its statistics.
+** Under nc on one GPU the L2 keeps its lines from kernel to kernel; direct
+** writes and reads of the runtime are made safe by the host points below
+** (ranged write-back / drop of the lines they touch).
 **
 ** Multi-GPU (platform/platform.h): the model is a whole platform. A launch
 ** on GPU g goes to that GPU model's CP (monolithic: the one CP); a launch
@@ -40,11 +42,11 @@
 ** the contiguous chunk [i * n / N, (i + 1) * n / N) of the n work-groups
 ** (seed 002 §5.3.1). Code is uploaded once per program and GPU model, on
 ** that GPU, so instruction fetch stays local. The engine runs until every
-** target CP answered; then (the release phase), because remote writes (RDMA) or another CP's
-** late writes may have left dirty lines in an L2 whose own CP already
-** flushed, every other L2 that may hold data of this launch is flushed
-** and invalidated by an empty launch (no work-groups) to its CP - a
-** counted release message, included in the launch's time.
+** target CP answered; then (the peer release) every GPU that took part in
+** a multi-GPU launch, or did not run, gets the protocol's
+** COH_PEER_RELEASE maintenance (nc over RDMA: write back and drop its L2,
+** because remote writes may have left dirty lines in an L2 whose own CP
+** had already released), included in the launch's time.
 **
 ** Ownership: mgs_timing owns its engine, message pool, platform and the
 ** code uploads; the devmem and the statistics registry are borrowed and
@@ -53,6 +55,7 @@
 #ifndef MGS_RUNTIME_TIMING_H
 #define MGS_RUNTIME_TIMING_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "gcn3/emu.h"
@@ -120,6 +123,20 @@ int mgs_timing_copy(mgs_timing *t, mgs_timing_copy_kind kind, uint64_t dst,
                     uint64_t src, uint64_t n, mgs_timing_copy_result *res);
 /* Whether the platform has DMA engines (platform.copy_timing = dma). */
 bool mgs_timing_has_dma(const mgs_timing *t);
+
+/* Host-visible points (src/coh/coh.h): the runtime read or wrote device
+** memory [va, va + n) directly, bypassing the caches.
+** mgs_timing_host_write(now = false): a fresh allocation was written (kernel
+** arguments, dispatch packet, code); the protocol's COH_HOST_WRITE
+** maintenance of its physical range is applied at each GPU's next launch
+** (acquire), or before the next copy or host point. now = true: memory the
+** GPUs may have cached dirty (memset, instant copies, a free) is about to
+** be written or given up: the maintenance runs at once, before the write
+** (nothing may be posted). mgs_timing_host_read: before a direct read,
+** COH_HOST_READ at once (nothing may be posted). MGS_EFAULT for an
+** unmapped page. */
+int mgs_timing_host_write(mgs_timing *t, uint64_t va, uint64_t n, bool now);
+int mgs_timing_host_read(mgs_timing *t, uint64_t va, uint64_t n);
 
 /* Simulated time so far, ps. */
 mgs_time mgs_timing_now(const mgs_timing *t);

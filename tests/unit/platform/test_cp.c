@@ -77,8 +77,10 @@ typedef struct fcache {
     sim_comp base;
     sim_port port;
     mem_pool *pool;
-    uint32_t invalidates, flushes;
+    uint32_t invalidates, flushes, writebacks;
     uint64_t last_ctrl;
+    uint64_t addr[4], span[4];  /* of the first ranged requests */
+    uint32_t nranged;
 } fcache;
 
 static bool fcache_tick(sim_comp *c)
@@ -93,6 +95,12 @@ static bool fcache_tick(sim_comp *c)
         else if (m->base.type == MEM_FLUSH &&
                  (m->flags & MEM_F_INVALIDATE))
             f->flushes++;
+        else if (m->base.type == MEM_FLUSH)
+            f->writebacks++;
+        if (m->span && f->nranged < 4) {
+            f->addr[f->nranged] = m->addr;
+            f->span[f->nranged++] = m->span;
+        }
         f->last_ctrl = eng_now(c->eng);
         mem_msg *r = mem_msg_response(f->pool, m);
         assert_int_equal(port_send(&f->port, &r->base), MGS_OK);
@@ -195,6 +203,11 @@ static int world_launch(world *w, uint64_t groups, uint32_t waves)
     l->waves_per_group = waves;
     l->vgprs_per_wave = 8;
     l->sgprs_per_wave = 16;
+    /* What nc asks of a multi-GPU launch: invalidate L1s and TLBs, then
+    ** write back and drop the L2. */
+    l->acquire.l1 = l->acquire.tlb = COH_INVALIDATE;
+    l->release.l2 = COH_WRITEBACK_INVALIDATE;
+    l->release.l2_all = true;
     fdrv *d = &w->drv;
     memset(&d->msg, 0, sizeof d->msg);
     d->msg.base.type = CP_LAUNCH;
@@ -322,6 +335,55 @@ static void test_failing_workgroup(void **state)
     world_fini(&w);
 }
 
+/* The CP performs what the launch carries and nothing else: no maintenance
+** at all (nc on one GPU between kernels), and ranged L2 operations in the
+** acquire (host writes), each sent to every L2 before the first
+** work-group. */
+static void test_maintenance_from_launch(void **state)
+{
+    (void)state;
+    static world w;
+    world_init(&w, UINT64_MAX);
+    gpu_launch *l = &w.l;
+    memset(l, 0, sizeof *l);
+    l->num_groups[0] = 4;
+    l->num_groups[1] = l->num_groups[2] = 1;
+    l->total_groups = 4;
+    l->waves_per_group = 1;
+    l->vgprs_per_wave = 8;
+    l->sgprs_per_wave = 16;
+    l->acquire.l2 = COH_WRITEBACK;
+    coh_sync_add_range(&l->acquire, 0x1000, 64);
+    coh_sync_add_range(&l->acquire, 0x9000, 256);
+    fdrv *d = &w.drv;
+    memset(&d->msg, 0, sizeof d->msg);
+    d->msg.base.type = CP_LAUNCH;
+    d->msg.base.dst = cp_driver(w.cp);
+    d->msg.launch = l;
+    d->send = true;
+    comp_wake(&d->base);
+    assert_int_equal(eng_run(w.eng), MGS_OK);
+    assert_true(d->done);
+    fcache *l2 = &w.caches[5];
+    assert_int_equal(l2->writebacks, 2);
+    assert_int_equal(l2->flushes, 0);
+    assert_int_equal(l2->nranged, 2);
+    assert_int_equal(l2->addr[0], 0x1000);
+    assert_int_equal(l2->span[0], 64);
+    assert_int_equal(l2->addr[1], 0x9000);
+    assert_int_equal(l2->span[1], 256);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(w.caches[i].invalidates + w.caches[i].flushes, 0);
+    uint64_t first_map = UINT64_MAX;
+    for (int i = 0; i < NCU; i++)
+        if (w.cus[i].first_map < first_map)
+            first_map = w.cus[i].first_map;
+    assert_true(l2->last_ctrl < first_map);
+    assert_int_equal(stat_of(&w, "flushes"), 2);
+    assert_int_equal(stat_of(&w, "invalidations"), 0);
+    world_fini(&w);
+}
+
 static void test_workgroup_too_big(void **state)
 {
     (void)state;
@@ -386,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_launch_protocol),
         cmocka_unit_test(test_resource_limit),
         cmocka_unit_test(test_failing_workgroup),
+        cmocka_unit_test(test_maintenance_from_launch),
         cmocka_unit_test(test_workgroup_too_big),
         cmocka_unit_test(test_lost_workgroup_deadlock),
         cmocka_unit_test(test_dispatcher_round_robin),

@@ -1,0 +1,194 @@
+/*
+** Coherence modules: the interface every protocol implements (one folder
+** per protocol under src/coh/, docs/coherence.md).
+**
+** A protocol owns synchronisation. Nothing else in mgsim decides when a
+** cache is invalidated or written back: the command processor performs the
+** cache maintenance a launch descriptor carries (gpu_launch.acquire /
+** .release, filled by the runtime from the protocol), the runtime asks the
+** protocol what to do at host-visible points (after a copy, before it
+** writes or reads device memory directly), and the GPU builder asks it
+** which cache hooks and extra agents exist.
+**
+**   point             when                                    typical action
+**   COH_LAUNCH        before a kernel's first work-group (acquire)  invalidate L1s, TLBs
+**   COH_KERNEL_END    after its last work-group (release)     write back L2 (multi-GPU)
+**   COH_PEER_RELEASE  after a synchronisation, on every GPU   write back L2s that remote
+**                     the protocol names                      writers may have dirtied
+**   COH_COPY_END      a DMA copy went through this GPU        write back / drop L2
+**   COH_HOST_WRITE    the runtime wrote [addr, +bytes) of      drop stale lines there
+**                     device memory directly (kernel
+**                     arguments, dispatch packets, code,
+**                     memset, instant copies)
+**   COH_HOST_READ     the runtime is about to read [addr,      write back dirty lines there
+**                     +bytes) directly (instant copies)
+**
+** Each answer is a coh_sync: one operation per cache level of that GPU, and
+** for the L2 an optional physical range. The CP turns it into MEM_INVALIDATE
+** / MEM_FLUSH messages on the caches' ctrl ports (counted in its statistics:
+** invalidations, flushes). Host-visible ranges are applied at the next
+** launch's acquire on the GPU (or at once when the engine is idle), so a
+** runtime write never needs to stop concurrent kernels.
+**
+** Besides synchronisation a protocol may
+**   - install cache hooks (cache_protocol, src/mem/cache.h) on any cache of
+**     any GPU (attach_cache);
+**   - insert an agent between each L2 bank and its memory controller
+**     (memory_agent): a TSU, a directory slice, a page-migration
+**     controller, a remote-data cache (docs/coherence.md, "Insertion
+**     point");
+**   - say what a fence instruction (buffer_wbinvl1[_vol], s_dcache_inv)
+**     does in the wave's L1 (fence_l1).
+** Where remote data may be cached is a platform key (coherence.remote_cache
+** = l1 | l2, coh_system.remote_cache) that the builder applies; a protocol
+** that cannot work with one of them refuses it in check().
+**
+** Ownership: a protocol's instance (create/destroy) belongs to the
+** platform that created it; everything it builds (agents) it owns.
+*/
+#ifndef MGS_COH_COH_H
+#define MGS_COH_COH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mem/cache.h"
+#include "mem/memmsg.h"
+#include "sim/conn.h"
+#include "sim/engine.h"
+#include "sim/stats.h"
+
+/* What one synchronisation does to one level of caches. */
+typedef enum coh_op {
+    COH_KEEP = 0,             /* nothing */
+    COH_INVALIDATE,           /* drop clean lines (MEM_INVALIDATE) */
+    COH_WRITEBACK,            /* write back dirty lines, keep them (MEM_FLUSH) */
+    COH_WRITEBACK_INVALIDATE  /* write back, then drop every line
+                                 (MEM_FLUSH | MEM_F_INVALIDATE) */
+} coh_op;
+
+/* At most this many L2 ranges ride on one launch; more collapse into one
+** operation on the whole cache. */
+#define COH_MAX_RANGES 8
+
+typedef struct coh_range {
+    uint64_t addr, bytes;     /* physical, bytes >= 1 */
+} coh_range;
+
+/* The cache maintenance of one synchronisation on one GPU. The L1 op
+** applies to every L1 (V, S, I), the TLB op to every TLB (COH_INVALIDATE =
+** shoot down), the L2 op to every L2 bank: to every line if l2_all, else to
+** the lines of the ranges. Order: L1s, then TLBs, then L2 ranges (a write-back L1 drains into
+** the L2 before the L2 is written back). */
+typedef struct coh_sync {
+    uint8_t l1, tlb, l2;      /* coh_op */
+    bool l2_all;              /* the L2 op covers every line */
+    uint8_t nranges;          /* else: the lines of these ranges */
+    coh_range range[COH_MAX_RANGES];
+} coh_sync;
+
+typedef enum coh_point {
+    COH_LAUNCH,
+    COH_KERNEL_END,
+    COH_PEER_RELEASE,
+    COH_COPY_END,
+    COH_HOST_WRITE,
+    COH_HOST_READ,
+    COH_POINTS
+} coh_point;
+
+typedef enum coh_remote_cache {
+    COH_REMOTE_L1 = 0,        /* remote lines only in the requester's L1;
+                                 L1 misses to remote addresses go to the
+                                 RDMA engine (seed 002 Fig. 5.8a) */
+    COH_REMOTE_L2             /* every L1 miss goes to the local L2; the
+                                 L2's misses split between local memory and
+                                 the RDMA engine (HMG, REC, CARVE) */
+} coh_remote_cache;
+
+/* What a protocol may know about the machine it runs on. */
+typedef struct coh_system {
+    uint32_t ngpus;           /* GPU models (monolithic: 1) */
+    bool rdma;                /* remote memory through RDMA engines */
+    bool shared_memory;       /* every GPU's L2 reaches every memory stack
+                                 (MGPU-SM, seed 000) */
+    coh_remote_cache remote_cache;
+} coh_system;
+
+/* Cache levels for attach_cache. */
+typedef enum coh_level { COH_L1V, COH_L1S, COH_L1I, COH_L2 } coh_level;
+
+/* The insertion point between L2 bank `bank` of GPU `gpu` and its memory
+** controller (gpu_build.c). `net` is the connection both sit on, `memory`
+** the controller's port. An agent plugs its ports into `net` and returns
+** the port the L2 bank must send to (the agent then forwards to `memory`);
+** NULL means no agent (the L2 talks to memory directly). `name` is a
+** prefix such as "GPU[0].L2[3]". */
+typedef struct coh_site {
+    sim_engine *eng;
+    mem_pool *pool;
+    stat_registry *stats;
+    sim_conn *net;
+    sim_port *memory;
+    uint32_t gpu, bank;
+    const char *name;
+} coh_site;
+
+typedef struct coh_protocol {
+    const char *name;         /* coherence.protocol value */
+    const char *summary;      /* one line for `mgsim list` and docs */
+    /* Optional: MGS_OK or MGS_ECONFIG (one line) if this system cannot run
+    ** the protocol. */
+    int (*check)(const coh_system *sys);
+    /* The maintenance at point p on GPU model gpu (required). out is zeroed
+    ** by the caller. For the host points the answer's l2 op is applied to
+    ** the range the runtime touched (it replaces l2_all by that range). */
+    void (*sync)(const coh_system *sys, coh_point p, uint32_t gpu,
+                 coh_sync *out);
+    /* What a fence does in the issuing wave's L1 (COH_KEEP: nothing). */
+    coh_op fence_l1;
+    /* Optional instance state for hooks and agents. */
+    void *(*create)(const coh_system *sys, sim_engine *eng, mem_pool *pool,
+                    stat_registry *stats);
+    void (*destroy)(void *pd);
+    /* Optional: called for every cache the builder creates. */
+    void (*attach_cache)(void *pd, cache *c, coh_level level, uint32_t gpu);
+    /* Optional: the agent at a site (above), or NULL. */
+    sim_port *(*memory_agent)(void *pd, const coh_site *site);
+} coh_protocol;
+
+/* An instance: the protocol and its private data, shared by every GPU of
+** one platform. */
+typedef struct coh {
+    const coh_protocol *proto;
+    coh_system sys;
+    void *pd;
+} coh;
+
+/* The protocol called name, or NULL. */
+const coh_protocol *coh_find(const char *name);
+/* Adds a protocol that is not built in (a test's deliberately broken
+** variant, an experiment linked into a program). The name must be new and
+** fit coherence.protocol (< MGS_CFG_ENUM_MAX bytes); p is borrowed for the
+** life of the process. MGS_EINVAL otherwise. */
+int coh_register(const coh_protocol *p);
+/* The built-in protocols, in registration order (for listings). */
+const coh_protocol *const *coh_all(size_t *n);
+/* "l1" / "l2" -> coh_remote_cache, or -1. */
+int coh_remote_cache_parse(const char *s);
+
+/* Creates an instance (check() first: MGS_ECONFIG on refusal). */
+int coh_new(const coh_protocol *p, const coh_system *sys, sim_engine *eng,
+            mem_pool *pool, stat_registry *stats, coh **out);
+void coh_free(coh *c);
+/* The protocol's answer for point p on gpu (zeroed first). */
+void coh_sync_at(const coh *c, coh_point p, uint32_t gpu, coh_sync *out);
+/* Adds an L2 range to s (collapsing to l2_all past COH_MAX_RANGES). */
+void coh_sync_add_range(coh_sync *s, uint64_t addr, uint64_t bytes);
+/* Whether s does anything. */
+bool coh_sync_any(const coh_sync *s);
+/* Merges b into a (the stronger operation per level; ranges united). */
+void coh_sync_merge(coh_sync *a, const coh_sync *b);
+
+#endif
