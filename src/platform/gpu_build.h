@@ -13,6 +13,8 @@
 **   L1V/L1S/L1I bottom --XBar (single-stage crossbar)--> L2[b] top,
 **     bank b = (paddr / l2_interleave) % l2_banks
 **   L1 TLB bottom --TLBNet--> L2TLB[t] (t = page % l2_tlbs) --> MMU
+**     (external_mmu: no MMU; the platform routes the L2 TLBs to a shared
+**     IOMMU over its host network)
 **   L2[b] bottom --MemNet--> DRAM[b] (one channel per L2 bank)
 ** Multi-GPU options (platform/platform.h): with_rdma adds GPU[g].RDMA on
 ** the XBar (inside: remote L1 misses; local: the requests it serves for
@@ -80,6 +82,9 @@ typedef struct gpu_build_config {
     bool external_memory;     /* no DRAM channels: the platform plugs the
                                  L2 bottoms into its memory network and
                                  sets their routes (MGPU-SM) */
+    bool external_mmu;        /* no page walker: the platform plugs the L2
+                                 TLB bottoms into its host network and
+                                 routes them to the shared IOMMU */
 } gpu_build_config;
 
 /* The R9 Nano of Table 5.1 with the assumed values documented in
@@ -108,6 +113,8 @@ cp *gpu_build_cp(gpu_build *g);
 const gpu_build_config *gpu_build_get_config(const gpu_build *g);
 /* The RDMA engine (NULL without with_rdma) and L2 bank b (b < l2_banks). */
 rdma_engine *gpu_build_rdma(gpu_build *g);
+/* L2 TLB t (t < l2_tlbs), for the platform's shared IOMMU wiring. */
+tlb *gpu_build_l2tlb(gpu_build *g, uint32_t t);
 cache *gpu_build_l2(gpu_build *g, uint32_t b);
 /* For extra agents at the L1 level (memory testers): the crossbar the L1
 ** bottoms sit on, and a copy of the route they use (local L2 banks, and the
