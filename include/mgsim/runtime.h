@@ -94,12 +94,33 @@ void mgs_rt_totals_get(const mgs_rt *rt, mgs_rt_totals *t);
 
 /* Work-groups executed on one GPU since mgs_rt_new (0 for a bad index). */
 uint64_t mgs_rt_gpu_workgroups(const mgs_rt *rt, int gpu);
-/* Device-memory pages (4 KiB) in use on one GPU, and pages that have host
-** backing (touched) across all GPUs. */
+/* Device-memory pages (frames of gpu.page_size bytes) in use on one GPU,
+** and 4 KiB host blocks backing touched bytes across all GPUs. */
 uint64_t mgs_rt_gpu_used_pages(const mgs_rt *rt, int gpu);
 uint64_t mgs_rt_backed_pages(const mgs_rt *rt);
-/* GPU holding the page of device address p, or -1 if unmapped. */
+/* GPU holding the page of device address p (the host's page table), or -1
+** if unmapped. */
 int mgs_rt_gpu_of(mgs_rt *rt, mgs_dptr p);
+/* Page size of device memory (gpu.page_size; 4 KiB without a config). */
+uint64_t mgs_rt_page_size(const mgs_rt *rt);
+
+/* Physical-memory operations for migration and replication studies
+** (docs/runtime.md; src/runtime/devmem.h). Each first waits for the work
+** in flight, then changes mappings only: the caller must make sure no cache
+** holds lines of the page (a runtime copy leaves none) - the next launch
+** invalidates the TLBs.
+**   move:      the page of p gets a new frame on gpu, with a copy of its
+**              bytes when copy is non-zero (without, it reads zeros); every
+**              page table that mapped the old frame maps the new one.
+**   replicate: a new frame on frame_gpu with a copy of the page, mapped in
+**              the page tables of the GPUs in gpu_mask (bit g = GPU g);
+**              host copies keep using the original frame.
+**   unmap:     GPU gpu's page table no longer maps the page (its accesses
+**              fault). */
+int mgs_rt_page_move(mgs_rt *rt, mgs_dptr p, int gpu, int copy);
+int mgs_rt_page_replicate(mgs_rt *rt, mgs_dptr p, int frame_gpu,
+                          uint32_t gpu_mask);
+int mgs_rt_page_unmap(mgs_rt *rt, int gpu, mgs_dptr p);
 
 /* The kernel's symbol name. */
 const char *mgs_kernel_name(const mgs_kernel *k);

@@ -22,7 +22,8 @@
 **
 ** Statistics: tlb and xlat: hits, misses, mshr_merges, evictions,
 ** shootdowns; xlat also translations; mmu: walks, walk_latency
-** (histogram), faults.
+** (histogram, from the start of the walk), queue_delay (histogram: arrival
+** in the walker's buffer to the start of its walk), faults.
 */
 #ifndef MGS_MEM_TLB_H
 #define MGS_MEM_TLB_H
@@ -31,12 +32,20 @@
 #include "sim/comp.h"
 #include "sim/stats.h"
 
-/* The page table the walker consults (the runtime's device page table). */
+/* The page tables the walker consults (the runtime's: one per GPU). */
 typedef struct mem_pagetable {
-    /* MGS_OK and *paddr, or MGS_EFAULT for an unmapped page. */
-    int (*translate)(void *ud, uint32_t pid, uint64_t vaddr, uint64_t *paddr);
+    /* MGS_OK and *paddr through GPU gpu's table, or MGS_EFAULT for an
+    ** unmapped page. */
+    int (*translate)(void *ud, int32_t gpu, uint32_t pid, uint64_t vaddr,
+                     uint64_t *paddr);
     void *ud;
 } mem_pagetable;
+
+/* Page sizes the memory system supports end to end: 4 KiB, 64 KiB, 2 MiB. */
+static inline bool mem_page_size_ok(uint64_t bytes)
+{
+    return bytes == 4096 || bytes == 65536 || bytes == 2097152;
+}
 
 typedef struct tlb_config {
     uint32_t sets, ways;      /* entries = sets * ways */
@@ -56,6 +65,9 @@ typedef struct mmu_config {
     uint32_t page_bytes;
     mgs_time period;
 } mmu_config;
+/* The walker walks the table of the request's GPU (mem_msg.gpu, stamped by
+** the CU and kept by every TLB): a per-GPU walker sees only its own GPU's
+** requests, a shared IOMMU (platform.h, mmu.shared_iommu) everyone's. */
 
 typedef struct xlat_config {
     uint32_t max_inflight;    /* requests held: waiting for a translation
@@ -87,6 +99,25 @@ mmu *mmu_new(sim_engine *eng, const char *name, const mmu_config *cfg,
              mem_pool *pool, stat_registry *stats, const mem_pagetable *pt);
 void mmu_free(mmu *m);
 sim_port *mmu_top(mmu *m);
+/* Page faults as messages: with a handler set, a walk that finds no
+** mapping sends MEM_XLATE (MEM_F_FAULT, addr, pid, gpu of the request)
+** from the walker's fault port to `handler` and waits; the answer
+** (MEM_XLATE_RSP) without MEM_F_FAULT means "resolved": the walker reads
+** the table again (once) and answers the requester; with MEM_F_FAULT the
+** requester gets the fault. The caller plugs mmu_fault_port into a
+** connection with the handler. Without a handler faults answer at once. */
+sim_port *mmu_fault_port(mmu *m);
+void mmu_set_fault_handler(mmu *m, sim_port *handler);
+
+/* The default fault handler (src/mem/fault_handler.c): counts the faults
+** (statistic "faults") and resolves none. The hook migration schemes
+** replace with a handler that maps the page and answers "resolved". */
+typedef struct fault_handler fault_handler;
+fault_handler *fault_handler_new(sim_engine *eng, const char *name,
+                                 mgs_time period, mem_pool *pool,
+                                 stat_registry *stats);
+void fault_handler_free(fault_handler *h);
+sim_port *fault_handler_port(fault_handler *h);
 
 /* tcfg: its L1 TLB (geometry, page size, hit latency, MSHRs, lookups per
 ** cycle; top_buffer unused). */

@@ -108,6 +108,7 @@ void gpu_build_config_default(gpu_build_config *c)
     c->with_rdma = false;
     rdma_config_default(&c->rdma);
     c->external_memory = false;
+    c->external_mmu = false;
 }
 
 void gpu_build_config_from(gpu_build_config *c, const mgs_config *k)
@@ -195,6 +196,11 @@ int gpu_build_config_validate(const gpu_build_config *c0)
                              c.cus_per_sa);
     if (!c.l2_banks || !c.l2_tlbs)
         return mgs_error_set(MGS_ECONFIG, "gpu.l2_banks must be >= 1");
+    if (!mem_page_size_ok(c.l1_tlb.page_bytes) ||
+        c.l2_tlb.page_bytes != c.l1_tlb.page_bytes ||
+        c.mmu.page_bytes != c.l1_tlb.page_bytes)
+        return mgs_error_set(MGS_ECONFIG, "gpu.page_size = %u bytes: must be "
+                             "4KB, 64KB or 2MB", c.l1_tlb.page_bytes);
     if (!c.l2_interleave || (c.l2_interleave & (c.l2_interleave - 1)) ||
         c.l2_interleave < c.l2.line)
         return mgs_error_set(MGS_ECONFIG, "L2 interleave (%llu) must be a "
@@ -361,21 +367,25 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
         mem_route_single(&r, g->l2_below[b]);
         cache_set_route(g->l2[b], &r);
     }
-    NAME(n, "GPU[%d].MMU", gi);
-    g->mmu = mmu_new(eng, n, &c->mmu, pool, st, pt);
-    conn_plug(g->tlb_net, mmu_top(g->mmu));
+    mem_route to_mmu = {0};
+    if (!c->external_mmu) {
+        NAME(n, "GPU[%d].MMU", gi);
+        g->mmu = mmu_new(eng, n, &c->mmu, pool, st, pt);
+        conn_plug(g->tlb_net, mmu_top(g->mmu));
+        mem_route_single(&to_mmu, mmu_top(g->mmu));
+    }
     g->l2tlb = mgs_xcalloc(c->l2_tlbs, sizeof *g->l2tlb);
     g->l2tlb_tops = mgs_xcalloc(c->l2_tlbs, sizeof *g->l2tlb_tops);
-    mem_route to_mmu;
-    mem_route_single(&to_mmu, mmu_top(g->mmu));
     for (uint32_t t = 0; t < c->l2_tlbs; t++) {
         NAME(n, "GPU[%d].L2TLB[%u]", gi, t);
         g->l2tlb[t] = tlb_new(eng, n, &c->l2_tlb, pool, st);
         g->l2tlb_tops[t] = tlb_top(g->l2tlb[t]);
         conn_plug(g->tlb_net, tlb_top(g->l2tlb[t]));
-        conn_plug(g->tlb_net, tlb_bottom(g->l2tlb[t]));
         conn_plug(g->ctrl_net, tlb_ctrl(g->l2tlb[t]));
         cp_add_tlb(g->cp, tlb_ctrl(g->l2tlb[t]));
+        if (c->external_mmu)
+            continue;         /* the platform wires the bottom */
+        conn_plug(g->tlb_net, tlb_bottom(g->l2tlb[t]));
         tlb_set_route(g->l2tlb[t], &to_mmu);
     }
     mem_route to_l2, to_l2tlb;
@@ -514,6 +524,10 @@ const gpu_build_config *gpu_build_get_config(const gpu_build *g)
 }
 
 rdma_engine *gpu_build_rdma(gpu_build *g) { return g->rdma; }
+tlb *gpu_build_l2tlb(gpu_build *g, uint32_t t)
+{
+    return t < g->cfg.l2_tlbs ? g->l2tlb[t] : NULL;
+}
 sim_conn *gpu_build_xbar(gpu_build *g) { return g->xbar; }
 void gpu_build_l1_route(const gpu_build *g, mem_route *out)
 {

@@ -13,6 +13,8 @@
 **   L1V/L1S/L1I bottom --XBar (single-stage crossbar)--> L2[b] top,
 **     bank b = (paddr / l2_interleave) % l2_banks
 **   L1 TLB bottom --TLBNet--> L2TLB[t] (t = page % l2_tlbs) --> MMU
+**     (external_mmu: no MMU; the platform routes the L2 TLBs to a shared
+**     IOMMU over its host network)
 **   L2[b] bottom --MemNet--> DRAM[b] (one channel per L2 bank), or to the
 **     protocol's agent at that site, which forwards to DRAM[b]
 **     (coh_protocol.memory_agent: the insertion point of docs/coherence.md)
@@ -86,6 +88,9 @@ typedef struct gpu_build_config {
     bool external_memory;     /* no DRAM channels: the platform plugs the
                                  L2 bottoms into its memory network and
                                  sets their routes (MGPU-SM) */
+    bool external_mmu;        /* no page walker: the platform plugs the L2
+                                 TLB bottoms into its host network and
+                                 routes them to the shared IOMMU */
     /* The coherence protocol instance (borrowed; NULL = nc's behaviour
     ** with no hooks): fences, cache hooks, agents between each L2 bank
     ** and its DRAM channel, and where remote data is cached (with_rdma and
@@ -120,6 +125,8 @@ cp *gpu_build_cp(gpu_build *g);
 const gpu_build_config *gpu_build_get_config(const gpu_build *g);
 /* The RDMA engine (NULL without with_rdma) and L2 bank b (b < l2_banks). */
 rdma_engine *gpu_build_rdma(gpu_build *g);
+/* L2 TLB t (t < l2_tlbs), for the platform's shared IOMMU wiring. */
+tlb *gpu_build_l2tlb(gpu_build *g, uint32_t t);
 cache *gpu_build_l2(gpu_build *g, uint32_t b);
 /* For extra agents at the L1 level (memory testers): the crossbar the L1
 ** bottoms sit on, and a copy of the route they use (local L2 banks, and the

@@ -37,6 +37,12 @@ struct platform {
     simplemem *host_mem;
     noc_net *host_net;        /* == net when RDMA shares the PCIe tree */
     sim_conn *dma_cmd;        /* driver <-> every DMA ctrl port */
+    /* Shared IOMMU (cfg.shared_iommu). */
+    mmu *iommu;
+    fault_handler *faults;
+    sim_conn *fault_conn;     /* IOMMU fault port <-> handler */
+    noc_net *iommu_net;       /* its own PCIe tree when there is no host_net */
+    noc_topo host_topo;       /* endpoints of host_net (with_dma) */
 };
 
 static const char *const type_names[] = {"discrete", "unified", "monolithic",
@@ -64,6 +70,9 @@ void platform_config_default(platform_config *c)
     c->with_dma = true;
     /* assumed: a DDR4 host memory access, ~100 ns (docs/platforms.md) */
     c->host_latency = 100 * MGS_PS_PER_NS;
+    c->shared_iommu = false;             /* a walker per GPU */
+    c->iommu_walkers = 16;               /* keys.def mmu.iommu_walkers */
+    c->iommu_queue = 64;                 /* keys.def mmu.iommu_queue */
     snprintf(c->coherence, sizeof c->coherence, "nc");
     c->remote_cache = COH_REMOTE_L1;
 }
@@ -82,6 +91,9 @@ void platform_config_from(platform_config *c, const mgs_config *k)
     c->sm_bandwidth = k->platform_sm_bandwidth;
     c->with_dma = strcmp(k->platform_copy_timing, "instant") != 0;
     c->host_latency = k->platform_host_latency;
+    c->shared_iommu = k->mmu_shared_iommu;
+    c->iommu_walkers = (uint32_t)k->mmu_iommu_walkers;
+    c->iommu_queue = (uint32_t)k->mmu_iommu_queue;
     snprintf(c->coherence, sizeof c->coherence, "%s", k->coherence_protocol);
     int rc = coh_remote_cache_parse(k->coherence_remote_cache);
     c->remote_cache = rc < 0 ? COH_REMOTE_L1 : (coh_remote_cache)rc;
@@ -101,6 +113,7 @@ void platform_coh_system(const platform_config *c, coh_system *out)
 static void monolithic_gpu(const platform_config *c, gpu_build_config *g)
 {
     *g = c->gpu;
+    g->external_mmu = c->shared_iommu;
     g->num_cus *= c->ngpus;
     g->l2_banks *= c->ngpus;
     g->l2_tlbs *= c->ngpus;
@@ -118,6 +131,7 @@ static void gpu_config_of(const platform_config *c, uint32_t i,
     *g = c->gpu;
     g->gpu = (int)i;
     g->phys_base = (uint64_t)i * c->gpu.mem_bytes;
+    g->external_mmu = c->shared_iommu;
     if (c->ngpus < 2)
         return;
     if (c->type == PLATFORM_SHARED) {
@@ -157,6 +171,9 @@ int platform_config_validate(const platform_config *c)
                              "(%llu) must be <= the 4 KB page interleave of "
                              "the memory stacks",
                              (unsigned long long)c->gpu.l2_interleave);
+    if (c->shared_iommu && (c->iommu_walkers < 1 || c->iommu_queue < 1))
+        return mgs_error_set(MGS_ECONFIG, "mmu.iommu_walkers and "
+                             "mmu.iommu_queue must be >= 1");
     for (uint32_t i = 0; i < (c->type == PLATFORM_MONOLITHIC ? 1 : c->ngpus);
          i++) {
         gpu_build_config g;
@@ -342,6 +359,58 @@ static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
     }
     if (!shared_topo && noc_route_compute(p->host_net))
         abort();
+    p->host_topo = topo;
+}
+
+/* ---- shared IOMMU ------------------------------------------------ */
+
+/* The IOMMU at the host end of the host PCIe tree (the DMA engines' tree,
+** or a tree of its own without DMA); every GPU model's L2 TLBs reach it
+** through their GPU's endpoint. Faults go to IOMMU.FaultHandler. */
+static void wire_iommu(platform *p, sim_engine *eng, mem_pool *pool,
+                       stat_registry *st, const mem_pagetable *pt)
+{
+    const platform_config *c = &p->cfg;
+    noc_topo topo;
+    noc_net *net = p->host_net;
+    if (net) {
+        /* wire_dma attached host memory at the tree's host endpoint. */
+        topo = p->host_topo;
+    } else {
+        noc_pcie_cfg pc;
+        noc_pcie_cfg_default(&pc, c->pcie_version, p->ngpu_models);
+        net = p->iommu_net = noc_net_new(eng, "IOMMUPCIe", st, 16);
+        if (noc_build_pcie(net, &pc, &topo))
+            abort();          /* validated: version 3..6 */
+    }
+    mmu_config mc = c->gpu.mmu;
+    mc.period = c->gpu.period;
+    mc.max_walks = c->iommu_walkers;
+    mc.top_buffer = c->iommu_queue;
+    p->iommu = mmu_new(eng, "IOMMU", &mc, pool, st, pt);
+    noc_attach(net, mmu_top(p->iommu), topo.host);
+    p->faults = fault_handler_new(eng, "IOMMU.FaultHandler", mc.period, pool,
+                                  st);
+    sim_conn_config cc;
+    conn_config_default(&cc);
+    cc.period = mc.period;
+    conn_config_set_latency_cycles(&cc, 1);
+    p->fault_conn = conn_new(eng, "IOMMU.FaultLink", &cc, st);
+    conn_plug(p->fault_conn, mmu_fault_port(p->iommu));
+    conn_plug(p->fault_conn, fault_handler_port(p->faults));
+    mmu_set_fault_handler(p->iommu, fault_handler_port(p->faults));
+    mem_route to_iommu;
+    mem_route_single(&to_iommu, mmu_top(p->iommu));
+    for (uint32_t i = 0; i < p->ngpu_models; i++) {
+        gpu_build *g = p->gpus[i];
+        for (uint32_t t = 0; t < gpu_build_get_config(g)->l2_tlbs; t++) {
+            tlb *l2t = gpu_build_l2tlb(g, t);
+            noc_attach(net, tlb_bottom(l2t), topo.gpu[i]);
+            tlb_set_route(l2t, &to_iommu);
+        }
+    }
+    if (noc_route_compute(net))
+        abort();
 }
 
 /* ---- lifecycle ----------------------------------------------------- */
@@ -381,6 +450,8 @@ platform *platform_new(sim_engine *eng, const platform_config *cfg,
     if (c->with_dma)
         wire_dma(p, eng, pool, st,
                  rdma && c->net == PLATFORM_NET_PCIE ? &topo : NULL);
+    if (c->shared_iommu)
+        wire_iommu(p, eng, pool, st, pt);
     if (rdma && noc_route_compute(p->net))
         abort();
     return p;
@@ -400,6 +471,12 @@ void platform_free(platform *p)
     free(p->dmas);
     if (p->dma_cmd)
         conn_free(p->dma_cmd);
+    mmu_free(p->iommu);
+    fault_handler_free(p->faults);
+    if (p->fault_conn)
+        conn_free(p->fault_conn);
+    if (p->iommu_net)
+        noc_net_free(p->iommu_net);
     if (p->host_mem)
         simplemem_free(p->host_mem);
     if (p->host_net != p->net)

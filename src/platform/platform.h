@@ -80,6 +80,13 @@ typedef struct platform_config {
     uint64_t sm_bandwidth;    /* shared: total L2-to-memory bytes/s */
     bool with_dma;            /* DMA engines, host memory, host PCIe */
     mgs_time host_latency;    /* host memory access, ps */
+    /* One IOMMU for all GPU models at the host end of the host PCIe tree
+    ** (seed 002 Table 5.1) instead of a walker per GPU: every L2 TLB
+    ** reaches it over PCIe; it walks with gpu.mmu's levels and latency,
+    ** iommu_walkers walks at once, iommu_queue requests buffered; faults go
+    ** to IOMMU.FaultHandler (tlb.h) as messages. */
+    bool shared_iommu;
+    uint32_t iommu_walkers, iommu_queue;
     char coherence[32];       /* coherence.protocol (src/coh/) */
     coh_remote_cache remote_cache; /* coherence.remote_cache */
 } platform_config;

@@ -1,82 +1,197 @@
 /*
-** Simulated device memory: page allocation, page table, lazy backing and
-** the byte-level access paths used by copies and by the emulator.
-** Design and invariants: devmem.h.
+** Simulated device memory: frame allocation, per-GPU page tables, the
+** physical backing store and the byte-level access paths used by copies,
+** the emulator and DRAM. Design and invariants: devmem.h.
 **
-** Speed: the emulator calls mgs_devmem_read/write once per 64-lane access
+** Speed: the emulator calls the read/write paths once per 64-lane access
 ** when the lanes are contiguous, so the common case is one translation
-** (usually a hit in the one-entry cache) and one memcpy.
+** (usually a hit in the table's one-entry cache), one two-level block
+** lookup and one memcpy.
 */
 #include "runtime/devmem.h"
 
 #include "gcn3/emu_atomic.h"
 #include "gcn3/exec.h"
+#include "mem/tlb.h"
 #include "mgsim/errors.h"
 #include "util/xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define PAGE_MASK ((uint64_t)MGS_DEVMEM_PAGE_SIZE - 1)
+#define BLOCK_MASK ((uint64_t)MGS_DEVMEM_BLOCK - 1)
+#define DIR_SHIFT 21                         /* one directory entry: 2 MiB */
+#define DIR_BLOCKS (1u << (DIR_SHIFT - MGS_DEVMEM_BLOCK_SHIFT))
 
-int mgs_devmem_init(mgs_devmem *m, int num_gpus, uint64_t bytes_per_gpu)
+bool mgs_devmem_page_size_ok(uint64_t bytes)
+{
+    return mem_page_size_ok(bytes);
+}
+
+static void caches_clear(mgs_devmem *m)
+{
+    for (int t = 0; t <= m->num_gpus; t++)
+        m->tables[t].cache_vpn = ~0ull;
+}
+
+int mgs_devmem_init_paged(mgs_devmem *m, int num_gpus, uint64_t bytes_per_gpu,
+                          uint64_t page_size)
 {
     memset(m, 0, sizeof *m);
     if (num_gpus < 1)
         return mgs_error_set(MGS_EINVAL, "number of GPUs must be >= 1 (got %d)",
                              num_gpus);
-    if (bytes_per_gpu < MGS_DEVMEM_PAGE_SIZE)
-        return mgs_error_set(MGS_EINVAL,
-                             "device memory per GPU must be at least %u bytes",
-                             MGS_DEVMEM_PAGE_SIZE);
-    if ((bytes_per_gpu >> MGS_DEVMEM_PAGE_SHIFT) > UINT32_MAX)
+    if (!mgs_devmem_page_size_ok(page_size))
+        return mgs_error_set(MGS_ECONFIG, "gpu.page_size = %llu bytes: must "
+                             "be 4KB, 64KB or 2MB",
+                             (unsigned long long)page_size);
+    unsigned shift = (unsigned)__builtin_ctzll(page_size);
+    if (bytes_per_gpu < page_size)
+        return mgs_error_set(MGS_EINVAL, "device memory per GPU must be at "
+                             "least one page (%llu bytes)",
+                             (unsigned long long)page_size);
+    if ((bytes_per_gpu >> shift) > UINT32_MAX)
         return mgs_error_set(MGS_EINVAL,
                              "device memory per GPU too large (%llu bytes)",
                              (unsigned long long)bytes_per_gpu);
     m->num_gpus = num_gpus;
+    m->page_size = page_size;
+    m->page_shift = shift;
+    uint64_t frames = bytes_per_gpu >> shift;
+    m->mem_per_gpu = frames << shift;
     m->gpus = mgs_xcalloc((size_t)num_gpus, sizeof(mgs_devmem_gpu));
-    for (int g = 0; g < num_gpus; g++)
-        m->gpus[g].total_pages = bytes_per_gpu >> MGS_DEVMEM_PAGE_SHIFT;
-    m->cache_vpn = ~0ull;
+    for (int g = 0; g < num_gpus; g++) {
+        m->gpus[g].total_frames = frames;
+        /* Large and zero: the OS maps it lazily. */
+        m->gpus[g].refs = mgs_xcalloc(frames, sizeof(uint16_t));
+    }
+    m->tables = mgs_xcalloc((size_t)num_gpus + 1, sizeof(mgs_devmem_table));
+    caches_clear(m);
+    m->ndir = ((uint64_t)num_gpus * m->mem_per_gpu + (1ull << DIR_SHIFT) - 1) >>
+              DIR_SHIFT;
+    m->dir = mgs_xcalloc(m->ndir, sizeof *m->dir);
     return MGS_OK;
+}
+
+int mgs_devmem_init(mgs_devmem *m, int num_gpus, uint64_t bytes_per_gpu)
+{
+    return mgs_devmem_init_paged(m, num_gpus, bytes_per_gpu,
+                                 MGS_DEVMEM_PAGE_SIZE);
 }
 
 void mgs_devmem_destroy(mgs_devmem *m)
 {
-    for (uint64_t i = 0; i < m->npte; i++)
-        free(m->ptes[i].backing);
-    free(m->ptes);
+    for (uint64_t d = 0; m->dir && d < m->ndir; d++) {
+        if (!m->dir[d])
+            continue;
+        for (uint32_t b = 0; b < DIR_BLOCKS; b++)
+            free(m->dir[d][b]);
+        free(m->dir[d]);
+    }
+    free(m->dir);
+    for (int t = 0; m->tables && t <= m->num_gpus; t++)
+        free(m->tables[t].ptes);
+    free(m->tables);
+    free(m->alloc_end);
     free(m->allocs);
-    if (m->gpus)
-        for (int g = 0; g < m->num_gpus; g++)
-            free(m->gpus[g].free_pages);
+    for (int g = 0; m->gpus && g < m->num_gpus; g++) {
+        free(m->gpus[g].free_frames);
+        free(m->gpus[g].refs);
+    }
     free(m->gpus);
     memset(m, 0, sizeof *m);
 }
 
-static uint64_t gpu_free_pages(const mgs_devmem_gpu *g)
+/* ---- the physical store ---------------------------------------------- */
+
+static inline uint8_t *block_peek(const mgs_devmem *m, uint64_t pa)
 {
-    return g->total_pages - g->used_pages;
+    uint8_t **d = m->dir[pa >> DIR_SHIFT];
+    return d ? d[(pa >> MGS_DEVMEM_BLOCK_SHIFT) & (DIR_BLOCKS - 1)] : NULL;
 }
 
-static uint32_t gpu_take_page(mgs_devmem_gpu *g)
+/* The host block holding pa, allocated (zeroed, counted) on first use. */
+static uint8_t *block_get(mgs_devmem *m, uint64_t pa)
 {
-    g->used_pages++;
+    uint8_t ***d = &m->dir[pa >> DIR_SHIFT];
+    if (!*d)
+        *d = mgs_xcalloc(DIR_BLOCKS, sizeof **d);
+    uint8_t **b = &(*d)[(pa >> MGS_DEVMEM_BLOCK_SHIFT) & (DIR_BLOCKS - 1)];
+    if (!*b) {
+        *b = mgs_xcalloc(1, MGS_DEVMEM_BLOCK);
+        m->backed_pages++;
+    }
+    return *b;
+}
+
+static inline uint64_t frame_pa(const mgs_devmem *m, int gpu, uint32_t frame)
+{
+    return (uint64_t)gpu * m->mem_per_gpu + ((uint64_t)frame << m->page_shift);
+}
+
+/* Copies the written blocks of one frame into another (unwritten blocks
+** of the source read as zeros, as the fresh destination already does). */
+static void frame_copy(mgs_devmem *m, uint64_t dst_pa, uint64_t src_pa)
+{
+    for (uint64_t o = 0; o < m->page_size; o += MGS_DEVMEM_BLOCK) {
+        const uint8_t *s = block_peek(m, src_pa + o);
+        if (s)
+            memcpy(block_get(m, dst_pa + o), s, MGS_DEVMEM_BLOCK);
+    }
+}
+
+/* ---- frames ----------------------------------------------------------- */
+
+static uint64_t gpu_free_frames(const mgs_devmem_gpu *g)
+{
+    return g->total_frames - g->used_frames;
+}
+
+static uint32_t frame_take(mgs_devmem_gpu *g)
+{
+    g->used_frames++;
     if (g->nfree)
-        return g->free_pages[--g->nfree];
-    return (uint32_t)g->next_page++;
+        return g->free_frames[--g->nfree];
+    return (uint32_t)g->next_frame++;
 }
 
-static void gpu_return_page(mgs_devmem_gpu *g, uint32_t page)
+/* The last mapping of a frame went: its host blocks and the frame go. */
+static void frame_release(mgs_devmem *m, int gpu, uint32_t frame)
 {
+    uint64_t pa = frame_pa(m, gpu, frame);
+    for (uint64_t o = 0; o < m->page_size; o += MGS_DEVMEM_BLOCK) {
+        uint8_t **d = m->dir[(pa + o) >> DIR_SHIFT];
+        uint8_t **b = d ? &d[((pa + o) >> MGS_DEVMEM_BLOCK_SHIFT) &
+                             (DIR_BLOCKS - 1)] : NULL;
+        if (b && *b) {
+            free(*b);
+            *b = NULL;
+            m->backed_pages--;
+        }
+    }
+    mgs_devmem_gpu *g = &m->gpus[gpu];
     if (g->nfree == g->free_cap) {
         g->free_cap = g->free_cap ? g->free_cap * 2 : 256;
-        g->free_pages = mgs_xrealloc(g->free_pages,
-                                     g->free_cap * sizeof *g->free_pages);
+        g->free_frames = mgs_xrealloc(g->free_frames,
+                                      g->free_cap * sizeof *g->free_frames);
     }
-    g->free_pages[g->nfree++] = page;
-    g->used_pages--;
+    g->free_frames[g->nfree++] = frame;
+    g->used_frames--;
 }
+
+/* Points entry p at (gpu, frame) (gpu < 0: unmapped), keeping the
+** reference counts. */
+static void pte_set(mgs_devmem *m, mgs_devmem_pte *p, int gpu, uint32_t frame)
+{
+    if (gpu >= 0)
+        m->gpus[gpu].refs[frame]++;
+    if (p->gpu >= 0 && --m->gpus[p->gpu].refs[p->frame] == 0)
+        frame_release(m, p->gpu, p->frame);
+    p->gpu = gpu;
+    p->frame = gpu >= 0 ? frame : 0;
+}
+
+/* ---- allocation ------------------------------------------------------- */
 
 int mgs_devmem_page_gpu(const mgs_devmem *m, int gpu, uint64_t i,
                         uint64_t npages)
@@ -89,6 +204,20 @@ int mgs_devmem_page_gpu(const mgs_devmem *m, int gpu, uint64_t i,
     return (int)(i % n);
 }
 
+static void ensure_vpages(mgs_devmem *m, uint64_t need)
+{
+    if (need <= m->pte_cap)
+        return;
+    uint64_t cap = m->pte_cap ? m->pte_cap : 1024;
+    while (cap < need)
+        cap *= 2;
+    for (int t = 0; t <= m->num_gpus; t++)
+        m->tables[t].ptes = mgs_xrealloc(m->tables[t].ptes,
+                                         cap * sizeof(mgs_devmem_pte));
+    m->alloc_end = mgs_xrealloc(m->alloc_end, cap * sizeof *m->alloc_end);
+    m->pte_cap = cap;
+}
+
 int mgs_devmem_alloc_range(mgs_devmem *m, int gpu, uint64_t size,
                            uint64_t *va_out)
 {
@@ -97,7 +226,11 @@ int mgs_devmem_alloc_range(mgs_devmem *m, int gpu, uint64_t size,
                              gpu, m->num_gpus);
     if (size == 0)
         size = 1; /* a distinct, valid address even for empty buffers */
-    uint64_t npages = (size + PAGE_MASK) >> MGS_DEVMEM_PAGE_SHIFT;
+    uint64_t pmask = m->page_size - 1;
+    if (size > UINT64_MAX - pmask)
+        return mgs_error_set(MGS_ENOMEM, "malloc of %llu bytes: too large",
+                             (unsigned long long)size);
+    uint64_t npages = (size + pmask) >> m->page_shift;
     /* Check capacity first so a failed allocation changes nothing. */
     for (int g = 0; g < m->num_gpus; g++) {
         uint64_t need = 0;
@@ -111,37 +244,30 @@ int mgs_devmem_alloc_range(mgs_devmem *m, int gpu, uint64_t size,
         } else
             need = npages / (uint64_t)m->num_gpus +
                    ((uint64_t)g < npages % (uint64_t)m->num_gpus);
-        if (need > gpu_free_pages(&m->gpus[g]))
+        if (need > gpu_free_frames(&m->gpus[g]))
             return mgs_error_set(
                 MGS_ENOMEM,
                 "out of device memory on GPU %d: %llu bytes requested, "
                 "%llu bytes free", g, (unsigned long long)size,
-                (unsigned long long)(gpu_free_pages(&m->gpus[g])
-                                     << MGS_DEVMEM_PAGE_SHIFT));
+                (unsigned long long)(gpu_free_frames(&m->gpus[g])
+                                     << m->page_shift));
     }
     uint64_t first = m->npte;
-    uint64_t need_pte = first + npages + 1; /* + guard page */
-    if (need_pte > m->pte_cap) {
-        uint64_t cap = m->pte_cap ? m->pte_cap : 1024;
-        while (cap < need_pte)
-            cap *= 2;
-        m->ptes = mgs_xrealloc(m->ptes, cap * sizeof *m->ptes);
-        m->pte_cap = cap;
-        m->cache_vpn = ~0ull; /* entries moved */
-    }
-    uint64_t va = MGS_DEVMEM_VA_BASE + (first << MGS_DEVMEM_PAGE_SHIFT);
+    ensure_vpages(m, first + npages + 1); /* + guard page */
+    uint64_t va = MGS_DEVMEM_VA_BASE + (first << m->page_shift);
     for (uint64_t i = 0; i < npages; i++) {
         int g = mgs_devmem_page_gpu(m, gpu, i, npages);
-        mgs_devmem_pte *p = &m->ptes[first + i];
-        p->backing = NULL;
-        p->alloc_end = va + size;
-        p->gpu = g;
-        p->phys_page = gpu_take_page(&m->gpus[g]);
+        uint32_t f = frame_take(&m->gpus[g]);
+        for (int t = 0; t <= m->num_gpus; t++)
+            m->tables[t].ptes[first + i] = (mgs_devmem_pte){.gpu = g,
+                                                            .frame = f};
+        m->gpus[g].refs[f] = (uint16_t)(m->num_gpus + 1);
+        m->alloc_end[first + i] = va + size;
     }
-    mgs_devmem_pte *guard = &m->ptes[first + npages];
-    memset(guard, 0, sizeof *guard);
-    guard->gpu = -1;
-    m->npte = need_pte;
+    for (int t = 0; t <= m->num_gpus; t++)
+        m->tables[t].ptes[first + npages] = (mgs_devmem_pte){.gpu = -1};
+    m->alloc_end[first + npages] = 0;
+    m->npte = first + npages + 1;
 
     if (m->nalloc == m->alloc_cap) {
         m->alloc_cap = m->alloc_cap ? m->alloc_cap * 2 : 64;
@@ -174,21 +300,18 @@ int mgs_devmem_free_range(mgs_devmem *m, uint64_t va)
         return mgs_error_set(MGS_EINVAL,
                              "free of 0x%llx: not the start of a live allocation",
                              (unsigned long long)va);
-    uint64_t first = (va - MGS_DEVMEM_VA_BASE) >> MGS_DEVMEM_PAGE_SHIFT;
+    uint64_t first = (va - MGS_DEVMEM_VA_BASE) >> m->page_shift;
     for (uint64_t i = 0; i < a->npages; i++) {
-        mgs_devmem_pte *p = &m->ptes[first + i];
-        if (p->backing) {
-            free(p->backing);
-            m->backed_pages--;
-        }
-        gpu_return_page(&m->gpus[p->gpu], p->phys_page);
-        memset(p, 0, sizeof *p);
-        p->gpu = -1;
+        for (int t = 0; t <= m->num_gpus; t++)
+            pte_set(m, &m->tables[t].ptes[first + i], -1, 0);
+        m->alloc_end[first + i] = 0;
     }
     a->live = false;
-    m->cache_vpn = ~0ull;
+    caches_clear(m);
     return MGS_OK;
 }
+
+/* ---- translation and byte access ------------------------------------- */
 
 static int fault(mgs_devmem *m, uint64_t va, size_t n, bool write)
 {
@@ -200,58 +323,67 @@ static int fault(mgs_devmem *m, uint64_t va, size_t n, bool write)
                          (unsigned long long)va, write ? "write" : "read", n);
 }
 
-/* The entry of the page holding va, or NULL if unmapped. */
-static inline mgs_devmem_pte *lookup(mgs_devmem *m, uint64_t va)
+/* Table of `gpu` (a GPU index or MGS_DEVMEM_HOST); NULL if out of range. */
+static inline mgs_devmem_table *table_of(mgs_devmem *m, int gpu)
 {
-    uint64_t vpn = (va - MGS_DEVMEM_VA_BASE) >> MGS_DEVMEM_PAGE_SHIFT;
-    if (vpn == m->cache_vpn)
-        return m->cache_pte;
-    if (va < MGS_DEVMEM_VA_BASE || vpn >= m->npte)
-        return NULL;
-    mgs_devmem_pte *p = &m->ptes[vpn];
-    if (p->alloc_end == 0)
-        return NULL;
-    m->cache_vpn = vpn;
-    m->cache_pte = p;
-    return p;
+    if (gpu == MGS_DEVMEM_HOST)
+        return &m->tables[m->num_gpus];
+    return gpu >= 0 && gpu < m->num_gpus ? &m->tables[gpu] : NULL;
 }
 
-static inline uint8_t *backing_of(mgs_devmem *m, mgs_devmem_pte *p)
+/* Physical address of va through table t and the end of its allocation;
+** false if unmapped there. */
+static inline bool lookup(mgs_devmem *m, mgs_devmem_table *t, uint64_t va,
+                          uint64_t *pa, uint64_t *end)
 {
-    if (!p->backing) {
-        p->backing = mgs_xcalloc(1, MGS_DEVMEM_PAGE_SIZE);
-        m->backed_pages++;
+    uint64_t vpn = (va - MGS_DEVMEM_VA_BASE) >> m->page_shift;
+    uint64_t off = va & (m->page_size - 1);
+    if (vpn == t->cache_vpn) {
+        *pa = t->cache_pa + off;
+        *end = t->cache_end;
+        return true;
     }
-    return p->backing;
+    if (va < MGS_DEVMEM_VA_BASE || vpn >= m->npte)
+        return false;
+    const mgs_devmem_pte *p = &t->ptes[vpn];
+    if (p->gpu < 0)
+        return false;
+    t->cache_vpn = vpn;
+    t->cache_pa = frame_pa(m, p->gpu, p->frame);
+    t->cache_end = m->alloc_end[vpn];
+    *pa = t->cache_pa + off;
+    *end = t->cache_end;
+    return true;
 }
 
-mgs_devmem_pte *mgs_devmem_pte_of(mgs_devmem *m, uint64_t va)
+int mgs_devmem_translate(mgs_devmem *m, int gpu, uint64_t va, uint64_t *pa)
 {
-    return lookup(m, va);
+    mgs_devmem_table *t = table_of(m, gpu);
+    uint64_t end;
+    return t && lookup(m, t, va, pa, &end) ? MGS_OK : MGS_EFAULT;
 }
 
-uint8_t *mgs_devmem_page_backing(mgs_devmem *m, mgs_devmem_pte *p)
+/* Bytes from va to the end of its 4 KiB block, at most n. */
+static inline size_t block_run(uint64_t va, size_t n)
 {
-    return backing_of(m, p);
+    size_t room = MGS_DEVMEM_BLOCK - (size_t)(va & BLOCK_MASK);
+    return room < n ? room : n;
 }
 
-/* Pages after the first are checked as the copy walks them. */
-int mgs_devmem_read(mgs_devmem *m, uint64_t va, void *dst, size_t n)
+static int read_table(mgs_devmem *m, mgs_devmem_table *t, uint64_t va,
+                      void *dst, size_t n)
 {
     uint8_t *out = dst;
     while (n) {
-        mgs_devmem_pte *p = lookup(m, va);
-        if (!p || va + n > p->alloc_end) {
+        uint64_t pa, end;
+        bool ok = lookup(m, t, va, &pa, &end);
+        if (!ok || va + n > end)
             /* Report the first byte that is really outside. */
-            uint64_t bad = p ? p->alloc_end : va;
-            return fault(m, bad, n, false);
-        }
-        size_t off = va & PAGE_MASK;
-        size_t chunk = MGS_DEVMEM_PAGE_SIZE - off;
-        if (chunk > n)
-            chunk = n;
-        if (p->backing)
-            memcpy(out, p->backing + off, chunk);
+            return fault(m, ok ? end : va, n, false);
+        size_t chunk = block_run(va, n);
+        const uint8_t *b = block_peek(m, pa);
+        if (b)
+            memcpy(out, b + (pa & BLOCK_MASK), chunk);
         else
             memset(out, 0, chunk);
         out += chunk;
@@ -261,33 +393,38 @@ int mgs_devmem_read(mgs_devmem *m, uint64_t va, void *dst, size_t n)
     return MGS_OK;
 }
 
-/* A multi-page access is checked fully before any byte is written, so a
-** faulting store changes nothing. */
-static int check_range(mgs_devmem *m, uint64_t va, size_t n, bool write)
+/* A multi-page access is checked fully (every page mapped in t, inside
+** the allocation) before any byte is written, so a faulting store changes
+** nothing. */
+static int check_range(mgs_devmem *m, mgs_devmem_table *t, uint64_t va,
+                       size_t n, bool write)
 {
-    mgs_devmem_pte *p = lookup(m, va);
-    if (!p)
+    uint64_t pa, end;
+    if (!lookup(m, t, va, &pa, &end))
         return fault(m, va, n, write);
-    if (va + n > p->alloc_end)
-        return fault(m, p->alloc_end, n, write);
+    if (va + n > end)
+        return fault(m, end, n, write);
+    uint64_t pmask = m->page_size - 1;
+    for (uint64_t p = (va | pmask) + 1; p < va + n; p += m->page_size)
+        if (!lookup(m, t, p, &pa, &end))
+            return fault(m, p, n, write);
     return MGS_OK;
 }
 
-int mgs_devmem_write(mgs_devmem *m, uint64_t va, const void *src, size_t n)
+static int write_table(mgs_devmem *m, mgs_devmem_table *t, uint64_t va,
+                       const void *src, size_t n)
 {
     if (n == 0)
         return MGS_OK;
-    int rc = check_range(m, va, n, true);
+    int rc = check_range(m, t, va, n, true);
     if (rc)
         return rc;
     const uint8_t *in = src;
     while (n) {
-        mgs_devmem_pte *p = lookup(m, va);
-        size_t off = va & PAGE_MASK;
-        size_t chunk = MGS_DEVMEM_PAGE_SIZE - off;
-        if (chunk > n)
-            chunk = n;
-        memcpy(backing_of(m, p) + off, in, chunk);
+        uint64_t pa = 0, end;
+        lookup(m, t, va, &pa, &end);
+        size_t chunk = block_run(va, n);
+        memcpy(block_get(m, pa) + (pa & BLOCK_MASK), in, chunk);
         in += chunk;
         va += chunk;
         n -= chunk;
@@ -295,40 +432,67 @@ int mgs_devmem_write(mgs_devmem *m, uint64_t va, const void *src, size_t n)
     return MGS_OK;
 }
 
+int mgs_devmem_read_as(mgs_devmem *m, int gpu, uint64_t va, void *dst,
+                       size_t n)
+{
+    mgs_devmem_table *t = table_of(m, gpu);
+    return t ? read_table(m, t, va, dst, n) : fault(m, va, n, false);
+}
+
+int mgs_devmem_write_as(mgs_devmem *m, int gpu, uint64_t va, const void *src,
+                        size_t n)
+{
+    mgs_devmem_table *t = table_of(m, gpu);
+    return t ? write_table(m, t, va, src, n) : fault(m, va, n, true);
+}
+
+int mgs_devmem_read(mgs_devmem *m, uint64_t va, void *dst, size_t n)
+{
+    return read_table(m, &m->tables[m->num_gpus], va, dst, n);
+}
+
+int mgs_devmem_write(mgs_devmem *m, uint64_t va, const void *src, size_t n)
+{
+    return write_table(m, &m->tables[m->num_gpus], va, src, n);
+}
+
 int mgs_devmem_fill(mgs_devmem *m, uint64_t va, uint8_t value, size_t n)
 {
     if (n == 0)
         return MGS_OK;
-    int rc = check_range(m, va, n, true);
+    mgs_devmem_table *t = &m->tables[m->num_gpus];
+    int rc = check_range(m, t, va, n, true);
     if (rc)
         return rc;
     while (n) {
-        mgs_devmem_pte *p = lookup(m, va);
-        size_t off = va & PAGE_MASK;
-        size_t chunk = MGS_DEVMEM_PAGE_SIZE - off;
-        if (chunk > n)
-            chunk = n;
-        /* Zero-filling an unbacked page keeps it unbacked: it reads as 0. */
-        if (value || p->backing)
-            memset(backing_of(m, p) + off, value, chunk);
+        uint64_t pa = 0, end;
+        lookup(m, t, va, &pa, &end);
+        size_t chunk = block_run(va, n);
+        /* Zero-filling an unbacked block keeps it unbacked: it reads 0. */
+        uint8_t *b = value ? block_get(m, pa) : block_peek(m, pa);
+        if (b)
+            memset(b + (pa & BLOCK_MASK), value, chunk);
         va += chunk;
         n -= chunk;
     }
     return MGS_OK;
 }
 
-int mgs_devmem_atomic(mgs_devmem *m, uint64_t va, unsigned op, unsigned size,
-                      uint64_t src, uint64_t cmp, uint64_t *old)
+static int atomic_table(mgs_devmem *m, mgs_devmem_table *t, uint64_t va,
+                        unsigned op, unsigned size, uint64_t src, uint64_t cmp,
+                        uint64_t *old)
 {
-    /* Naturally aligned 4/8-byte accesses never cross a page. */
+    /* Naturally aligned 4/8-byte accesses never cross a block. */
     if ((size != 4 && size != 8) || (va & (size - 1)))
         return mgs_error_set(MGS_EFAULT,
                              "misaligned %u-byte atomic at address 0x%llx",
                              size, (unsigned long long)va);
-    int rc = check_range(m, va, size, true);
+    int rc = check_range(m, t, va, size, true);
     if (rc)
         return rc;
-    uint8_t *b = backing_of(m, lookup(m, va)) + (va & PAGE_MASK);
+    uint64_t pa = 0, end;
+    lookup(m, t, va, &pa, &end);
+    uint8_t *b = block_get(m, pa) + (pa & BLOCK_MASK);
     uint64_t cur = 0;
     memcpy(&cur, b, size);
     uint64_t next = gcn_atomic_apply(gcn_atomic_kind_of(op), size, cur, src,
@@ -338,16 +502,207 @@ int mgs_devmem_atomic(mgs_devmem *m, uint64_t va, unsigned op, unsigned size,
     return MGS_OK;
 }
 
+int mgs_devmem_atomic(mgs_devmem *m, uint64_t va, unsigned op, unsigned size,
+                      uint64_t src, uint64_t cmp, uint64_t *old)
+{
+    return atomic_table(m, &m->tables[m->num_gpus], va, op, size, src, cmp,
+                        old);
+}
+
+/* ---- physical view (DRAM) --------------------------------------------- */
+
+int mgs_devmem_phys_read(mgs_devmem *m, uint64_t pa, void *dst, size_t n)
+{
+    uint8_t *out = dst;
+    while (n) {
+        size_t chunk = block_run(pa, n);
+        const uint8_t *b = pa >> DIR_SHIFT < m->ndir ? block_peek(m, pa)
+                                                     : NULL;
+        if (b)
+            memcpy(out, b + (pa & BLOCK_MASK), chunk);
+        else
+            memset(out, 0, chunk);   /* never written: zeros */
+        out += chunk;
+        pa += chunk;
+        n -= chunk;
+    }
+    return MGS_OK;
+}
+
+int mgs_devmem_phys_write(mgs_devmem *m, uint64_t pa, const void *src,
+                          size_t n)
+{
+    const uint8_t *in = src;
+    while (n) {
+        size_t chunk = block_run(pa, n);
+        uint64_t g = pa / m->mem_per_gpu;
+        uint64_t f = (pa - g * m->mem_per_gpu) >> m->page_shift;
+        if (g >= (uint64_t)m->num_gpus || !m->gpus[g].refs[f])
+            return mgs_error_set(MGS_EFAULT, "DRAM write to unmapped "
+                                 "physical address 0x%llx",
+                                 (unsigned long long)pa);
+        /* By frame, not by VA: whole-line write-backs may pass the end of
+        ** the allocation. */
+        memcpy(block_get(m, pa) + (pa & BLOCK_MASK), in, chunk);
+        in += chunk;
+        pa += chunk;
+        n -= chunk;
+    }
+    return MGS_OK;
+}
+
+/* ---- mapping operations ----------------------------------------------- */
+
+/* The virtual page of va if it belongs to a live allocation. */
+static int live_vpn(mgs_devmem *m, uint64_t va, uint64_t *vpn)
+{
+    *vpn = (va - MGS_DEVMEM_VA_BASE) >> m->page_shift;
+    if (va < MGS_DEVMEM_VA_BASE || *vpn >= m->npte || !m->alloc_end[*vpn])
+        return mgs_error_set(MGS_EFAULT, "page of address 0x%llx is not part "
+                             "of a live allocation", (unsigned long long)va);
+    return MGS_OK;
+}
+
+static int bad_table(int gpu)
+{
+    return mgs_error_set(MGS_EINVAL, "no page table for GPU %d", gpu);
+}
+
+int mgs_devmem_map(mgs_devmem *m, int gpu, uint64_t va, int frame_gpu,
+                   uint32_t frame)
+{
+    mgs_devmem_table *t = table_of(m, gpu);
+    uint64_t vpn;
+    int rc;
+    if (!t)
+        return bad_table(gpu);
+    if ((rc = live_vpn(m, va, &vpn)))
+        return rc;
+    if (frame_gpu < 0 || frame_gpu >= m->num_gpus ||
+        frame >= m->gpus[frame_gpu].total_frames ||
+        !m->gpus[frame_gpu].refs[frame])
+        return mgs_error_set(MGS_EINVAL, "map of 0x%llx: frame %u of GPU %d "
+                             "is not a live frame", (unsigned long long)va,
+                             frame, frame_gpu);
+    if (m->gpus[frame_gpu].refs[frame] == UINT16_MAX)
+        return mgs_error_set(MGS_EINVAL, "map of 0x%llx: frame %u of GPU %d "
+                             "is mapped too often", (unsigned long long)va,
+                             frame, frame_gpu);
+    pte_set(m, &t->ptes[vpn], frame_gpu, frame);
+    caches_clear(m);
+    return MGS_OK;
+}
+
+int mgs_devmem_unmap(mgs_devmem *m, int gpu, uint64_t va)
+{
+    mgs_devmem_table *t = table_of(m, gpu);
+    uint64_t vpn;
+    int rc;
+    if (!t)
+        return bad_table(gpu);
+    if ((rc = live_vpn(m, va, &vpn)))
+        return rc;
+    pte_set(m, &t->ptes[vpn], -1, 0);
+    caches_clear(m);
+    return MGS_OK;
+}
+
+int mgs_devmem_page_frame(mgs_devmem *m, int gpu, uint64_t va, int *frame_gpu,
+                          uint32_t *frame)
+{
+    mgs_devmem_table *t = table_of(m, gpu);
+    uint64_t vpn;
+    int rc;
+    if (!t)
+        return bad_table(gpu);
+    if ((rc = live_vpn(m, va, &vpn)))
+        return rc;
+    const mgs_devmem_pte *p = &t->ptes[vpn];
+    if (p->gpu < 0)
+        return mgs_error_set(MGS_EFAULT, "page of address 0x%llx is not "
+                             "mapped for GPU %d", (unsigned long long)va, gpu);
+    *frame_gpu = p->gpu;
+    *frame = p->frame;
+    return MGS_OK;
+}
+
+/* A new frame on gpu for va's page, holding a copy of the host table's
+** frame when copy is set. */
+static int new_frame_for(mgs_devmem *m, uint64_t va, int gpu, bool copy,
+                         uint64_t *vpn, uint32_t *frame)
+{
+    int rc;
+    if ((rc = live_vpn(m, va, vpn)))
+        return rc;
+    if (gpu < 0 || gpu >= m->num_gpus)
+        return mgs_error_set(MGS_EINVAL, "no GPU %d for a frame", gpu);
+    const mgs_devmem_pte *h = &m->tables[m->num_gpus].ptes[*vpn];
+    if (h->gpu < 0)
+        return mgs_error_set(MGS_EFAULT, "page of address 0x%llx is not "
+                             "mapped in the host table",
+                             (unsigned long long)va);
+    if (!gpu_free_frames(&m->gpus[gpu]))
+        return mgs_error_set(MGS_ENOMEM, "out of device memory on GPU %d: "
+                             "no free frame", gpu);
+    *frame = frame_take(&m->gpus[gpu]);
+    if (copy)
+        frame_copy(m, frame_pa(m, gpu, *frame), frame_pa(m, h->gpu, h->frame));
+    return MGS_OK;
+}
+
+int mgs_devmem_move_page(mgs_devmem *m, uint64_t va, int to_gpu, bool copy)
+{
+    uint64_t vpn;
+    uint32_t nf;
+    int rc = new_frame_for(m, va, to_gpu, copy, &vpn, &nf);
+    if (rc)
+        return rc;
+    /* Every table that mapped the old frame follows, the host's last. */
+    mgs_devmem_pte old = m->tables[m->num_gpus].ptes[vpn];
+    for (int t = 0; t <= m->num_gpus; t++) {
+        mgs_devmem_pte *p = &m->tables[t].ptes[vpn];
+        if (p->gpu == old.gpu && p->frame == old.frame)
+            pte_set(m, p, to_gpu, nf);
+    }
+    caches_clear(m);
+    return MGS_OK;
+}
+
+int mgs_devmem_replicate_page(mgs_devmem *m, uint64_t va, int frame_gpu,
+                              uint32_t gpu_mask)
+{
+    if (!gpu_mask || (m->num_gpus < 32 && gpu_mask >> m->num_gpus))
+        return mgs_error_set(MGS_EINVAL, "replicate 0x%llx: GPU mask 0x%x "
+                             "names no GPU or a GPU beyond %d",
+                             (unsigned long long)va, gpu_mask, m->num_gpus);
+    uint64_t vpn;
+    uint32_t nf;
+    int rc = new_frame_for(m, va, frame_gpu, true, &vpn, &nf);
+    if (rc)
+        return rc;
+    for (int g = 0; g < m->num_gpus; g++)
+        if (gpu_mask >> g & 1)
+            pte_set(m, &m->tables[g].ptes[vpn], frame_gpu, nf);
+    caches_clear(m);
+    return MGS_OK;
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
 int mgs_devmem_gpu_of(mgs_devmem *m, uint64_t va)
 {
-    mgs_devmem_pte *p = lookup(m, va);
-    return p ? p->gpu : -1;
+    uint64_t pa, end;
+    if (!lookup(m, &m->tables[m->num_gpus], va, &pa, &end))
+        return -1;
+    return (int)(pa / m->mem_per_gpu);
 }
 
 uint64_t mgs_devmem_used_pages(const mgs_devmem *m, int gpu)
 {
-    return gpu >= 0 && gpu < m->num_gpus ? m->gpus[gpu].used_pages : 0;
+    return gpu >= 0 && gpu < m->num_gpus ? m->gpus[gpu].used_frames : 0;
 }
+
+/* ---- emulator callbacks ----------------------------------------------- */
 
 static int ops_read(void *mem, uint64_t addr, void *dst, size_t n)
 {
@@ -367,3 +722,28 @@ static int ops_atomic(void *mem, uint64_t addr, unsigned op, unsigned size,
 
 const gcn_mem_ops mgs_devmem_ops = {
     .read = ops_read, .write = ops_write, .atomic = ops_atomic};
+
+static int view_read(void *v, uint64_t addr, void *dst, size_t n)
+{
+    const mgs_devmem_view *w = v;
+    return mgs_devmem_read_as(w->mem, w->gpu, addr, dst, n);
+}
+
+static int view_write(void *v, uint64_t addr, const void *src, size_t n)
+{
+    const mgs_devmem_view *w = v;
+    return mgs_devmem_write_as(w->mem, w->gpu, addr, src, n);
+}
+
+static int view_atomic(void *v, uint64_t addr, unsigned op, unsigned size,
+                       uint64_t src, uint64_t cmp, uint64_t *old)
+{
+    const mgs_devmem_view *w = v;
+    mgs_devmem_table *t = table_of(w->mem, w->gpu);
+    if (!t)
+        return fault(w->mem, addr, size, true);
+    return atomic_table(w->mem, t, addr, op, size, src, cmp, old);
+}
+
+const gcn_mem_ops mgs_devmem_view_ops = {
+    .read = view_read, .write = view_write, .atomic = view_atomic};

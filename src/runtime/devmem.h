@@ -1,31 +1,56 @@
 /*
-** Simulated device memory of N GPUs: physical pages, a virtual address
-** space with a page table, and lazily allocated host backing.
+** Simulated device memory of N GPUs: physical frames, one page table per
+** GPU (plus the host's), and a physical backing store with lazily
+** allocated host blocks.
 **
 ** Model:
-**   - Placement: an allocation on one GPU takes all its pages there; one on
-**     all GPUs (gpu < 0) spreads them by the placement policy (interleaved:
-**     page i on GPU i % N; contiguous: GPU floor(i * N / npages)).
-**   - Each GPU owns mem_per_gpu bytes of physical memory, handed out in
-**     4 KiB pages (a free-page stack per GPU; no host memory is reserved).
-**   - Device virtual addresses start at MGS_DEVMEM_VA_BASE (never 0) and are
-**     handed out by a bump pointer; every allocation is followed by one
-**     unmapped guard page, and addresses are never reused, so a stale or
-**     overflowing pointer faults instead of silently hitting another buffer.
-**   - The page table is a flat array indexed by (va - base) / 4 KiB; an
-**     entry maps a virtual page to (GPU, physical page) and records the end
-**     of the allocation it belongs to, so a fault is detected to the byte.
-**   - Host backing for a page is allocated on its first write (or atomic);
-**     reads of never-written pages return zeros. A 4 GiB device costs host
-**     memory only for the pages a program touches.
+**   - Physical memory. GPU g owns mem_per_gpu bytes, cut into frames of
+**     page_size bytes (4 KiB, 64 KiB or 2 MiB; mem_per_gpu is a multiple).
+**     The global physical address of byte o of frame f on GPU g is
+**     g * mem_per_gpu + f * page_size + o. Frames are handed out from a
+**     per-GPU free stack; a frame is live while some table maps it (a
+**     reference count per frame) and returns to the stack when the last
+**     mapping goes.
+**   - Backing store. Indexed by physical address: host blocks of 4 KiB
+**     (MGS_DEVMEM_BLOCK), whatever the page size, allocated on the first
+**     write (or atomic) of a byte of the block; reads of never-written bytes
+**     return zeros. A 2 MiB page touched once costs one 4 KiB block. Two
+**     frames are always distinct bytes: a page move that copies nothing
+**     reads zeros, and two replicas of one page can hold different values.
+**   - Virtual space. Device virtual addresses start at MGS_DEVMEM_VA_BASE
+**     (never 0) and are handed out by a bump pointer in whole pages; every
+**     allocation is followed by one unmapped guard page, and addresses are
+**     never reused, so a stale or overflowing pointer faults instead of
+**     silently hitting another buffer. alloc_end[vpn] records the end of the
+**     allocation a virtual page belongs to (0: none), so faults are exact to
+**     the byte.
+**   - Page tables. One per GPU (translation takes the GPU: the emulator of
+**     a work-group on GPU g and the page walker of GPU g use table g) and
+**     one for the host (the driver's view: host copies, memset, DMA copy
+**     addresses). Each is a flat array indexed by virtual page number whose
+**     entry maps the page to (GPU, frame) or to nothing. By default an
+**     allocation is mapped identically in every table (same frames).
+**   - Placement. An allocation on one GPU takes all its frames there; one
+**     on all GPUs (gpu < 0) spreads its pages by the placement policy
+**     (interleaved: page i on GPU i % N; contiguous: GPU floor(i*N/npages)).
+**   - Operations for migration and replication schemes: map/unmap one page
+**     in one table; move a page (new frame, optional data copy; every table
+**     mapping the old frame follows); replicate a page (a new frame with a
+**     copy of the host-visible bytes, mapped in a set of GPUs' tables).
+**     They change mappings only: caches and TLBs holding the old mapping
+**     are the caller's to flush and shoot down (the runtime's callers act
+**     between kernels, when launches invalidate TLBs).
 **
-** Invariants: a live page-table entry has gpu >= 0; alloc_end > va of every
-** byte of the page that belongs to the allocation; backing is NULL or a
-** 4 KiB block owned by the entry.
+** Invariants: refs[f] of GPU g = number of tables (host included) whose
+** entry maps (g, f); a frame with refs 0 is on the free stack or never
+** used, and has no host blocks. alloc_end[v] != 0 for every v some table
+** maps. The one-entry translation cache of a table is valid until the next
+** mapping change (every change clears all caches).
 **
-** Errors: out of physical pages -> MGS_ENOMEM; access to an unmapped byte
-** -> MGS_EFAULT with the address recorded in the devmem (last_fault_*), so
-** the emulator can report it with kernel and PC.
+** Errors: out of frames -> MGS_ENOMEM; access to an unmapped byte ->
+** MGS_EFAULT with the address recorded in the devmem (last_fault_*), so the
+** emulator can report it with kernel and PC; a page size other than 4 KiB,
+** 64 KiB or 2 MiB -> MGS_ECONFIG naming gpu.page_size.
 */
 #ifndef MGS_RUNTIME_DEVMEM_H
 #define MGS_RUNTIME_DEVMEM_H
@@ -34,16 +59,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MGS_DEVMEM_PAGE_SHIFT 12
+#define MGS_DEVMEM_PAGE_SHIFT 12   /* the default (smallest) page: 4 KiB */
 #define MGS_DEVMEM_PAGE_SIZE (1u << MGS_DEVMEM_PAGE_SHIFT)
+#define MGS_DEVMEM_BLOCK_SHIFT 12  /* host backing granule: 4 KiB */
+#define MGS_DEVMEM_BLOCK (1u << MGS_DEVMEM_BLOCK_SHIFT)
 #define MGS_DEVMEM_VA_BASE 0x100000000ull
+#define MGS_DEVMEM_HOST (-2)       /* table id of the host's page table */
 
+/* One table's mapping of one virtual page. */
 typedef struct mgs_devmem_pte {
-    uint8_t *backing;       /* host copy of the page, NULL until written */
-    uint64_t alloc_end;     /* VA one past the owning allocation's end; 0 = unmapped */
-    uint32_t phys_page;     /* page number within the GPU's memory */
-    int32_t gpu;            /* owning GPU, -1 when unmapped */
+    int32_t gpu;            /* GPU holding the frame, -1 = unmapped */
+    uint32_t frame;         /* frame number within that GPU's memory */
 } mgs_devmem_pte;
+
+typedef struct mgs_devmem_table {
+    mgs_devmem_pte *ptes;   /* [pte_cap] (owned) */
+    /* One-entry translation cache: the last page translated. */
+    uint64_t cache_vpn;     /* ~0 = empty */
+    uint64_t cache_pa;      /* global physical address of its frame */
+    uint64_t cache_end;     /* its alloc_end */
+} mgs_devmem_table;
 
 typedef struct mgs_devmem_alloc {
     uint64_t va;            /* first byte */
@@ -54,11 +89,12 @@ typedef struct mgs_devmem_alloc {
 } mgs_devmem_alloc;
 
 typedef struct mgs_devmem_gpu {
-    uint64_t total_pages;   /* configuration */
-    uint64_t next_page;     /* bump pointer for never-used pages */
-    uint32_t *free_pages;   /* stack of released pages (owned) */
+    uint64_t total_frames;  /* configuration */
+    uint64_t next_frame;    /* bump pointer for never-used frames */
+    uint32_t *free_frames;  /* stack of released frames (owned) */
     uint64_t nfree, free_cap;
-    uint64_t used_pages;
+    uint64_t used_frames;
+    uint16_t *refs;         /* [total_frames] mappings per frame (owned) */
 } mgs_devmem_gpu;
 
 /* Where the pages of an allocation on all GPUs (gpu < 0) go. */
@@ -70,16 +106,19 @@ typedef enum mgs_devmem_placement {
 typedef struct mgs_devmem {
     int num_gpus;
     mgs_devmem_placement placement; /* for gpu < 0 allocations */
+    uint64_t page_size;             /* bytes: 4 KiB, 64 KiB or 2 MiB */
+    unsigned page_shift;
+    uint64_t mem_per_gpu;           /* bytes of physical memory per GPU */
     mgs_devmem_gpu *gpus;           /* num_gpus entries (owned) */
-    mgs_devmem_pte *ptes;           /* page table (owned) */
-    uint64_t npte, pte_cap;         /* entries in use (VA bump) / capacity */
+    mgs_devmem_table *tables;       /* num_gpus + 1 (last: host) (owned) */
+    uint64_t *alloc_end;            /* [pte_cap] per virtual page (owned) */
+    uint64_t npte, pte_cap;         /* virtual pages in use (bump) / capacity */
     mgs_devmem_alloc *allocs;       /* in VA order (owned) */
     size_t nalloc, alloc_cap;
-    uint64_t backed_pages;          /* pages with host backing */
-
-    /* One-entry translation cache: the last page touched. */
-    uint64_t cache_vpn;             /* virtual page number, ~0 = empty */
-    mgs_devmem_pte *cache_pte;
+    /* Backing store: dir[pa >> 21][(pa >> 12) & 511] -> 4 KiB host block. */
+    uint8_t ***dir;                 /* [ndir] (owned, lazily filled) */
+    uint64_t ndir;
+    uint64_t backed_pages;          /* 4 KiB host blocks allocated */
 
     /* Last fault, for the emulator's message. */
     uint64_t last_fault_addr;
@@ -87,7 +126,20 @@ typedef struct mgs_devmem {
     bool last_fault_write;
 } mgs_devmem;
 
+/* A GPU's view of the memory (its page table): the gcn_mem_ops of the
+** emulator take one (mgs_devmem_view_ops). gpu may be changed between
+** uses; MGS_DEVMEM_HOST is the host's view. */
+typedef struct mgs_devmem_view {
+    mgs_devmem *mem;
+    int gpu;
+} mgs_devmem_view;
+
+/* Whether bytes is a supported page size (4 KiB, 64 KiB, 2 MiB). */
+bool mgs_devmem_page_size_ok(uint64_t bytes);
+/* 4 KiB pages. */
 int mgs_devmem_init(mgs_devmem *m, int num_gpus, uint64_t bytes_per_gpu);
+int mgs_devmem_init_paged(mgs_devmem *m, int num_gpus, uint64_t bytes_per_gpu,
+                          uint64_t page_size);
 void mgs_devmem_destroy(mgs_devmem *m);
 
 /* gpu >= 0: all pages on that GPU; gpu < 0: spread by m->placement
@@ -96,31 +148,67 @@ int mgs_devmem_alloc_range(mgs_devmem *m, int gpu, uint64_t size,
                            uint64_t *va_out);
 int mgs_devmem_free_range(mgs_devmem *m, uint64_t va);
 
-/* Byte copies between host and device; they may span pages. */
+/* Host copies (the host's page table); they may span pages. */
 int mgs_devmem_read(mgs_devmem *m, uint64_t va, void *dst, size_t n);
 int mgs_devmem_write(mgs_devmem *m, uint64_t va, const void *src, size_t n);
 int mgs_devmem_fill(mgs_devmem *m, uint64_t va, uint8_t value, size_t n);
 /* Atomic read-modify-write of 4 or 8 bytes (op: a gcn_op atomic). */
 int mgs_devmem_atomic(mgs_devmem *m, uint64_t va, unsigned op, unsigned size,
                       uint64_t src, uint64_t cmp, uint64_t *old);
+/* The same through table `gpu` (0..num_gpus-1, or MGS_DEVMEM_HOST). */
+int mgs_devmem_read_as(mgs_devmem *m, int gpu, uint64_t va, void *dst,
+                       size_t n);
+int mgs_devmem_write_as(mgs_devmem *m, int gpu, uint64_t va, const void *src,
+                        size_t n);
 
 /* GPU of page i of an npages-page allocation requested on gpu. */
 int mgs_devmem_page_gpu(const mgs_devmem *m, int gpu, uint64_t i,
                         uint64_t npages);
 
-/* The live page-table entry holding va, or NULL if unmapped (the timing
-** model's page walker and physical view use it). */
-mgs_devmem_pte *mgs_devmem_pte_of(mgs_devmem *m, uint64_t va);
-/* The page's host backing, allocated (zeroed, counted) on first use. */
-uint8_t *mgs_devmem_page_backing(mgs_devmem *m, mgs_devmem_pte *p);
+/* Translation through table `gpu`: MGS_OK and the global physical address
+** of va, or MGS_EFAULT (no message: the walker's hot path) if unmapped. */
+int mgs_devmem_translate(mgs_devmem *m, int gpu, uint64_t va, uint64_t *pa);
 
-/* Page-table query: GPU owning va, or -1 if unmapped. */
+/* The physical backing store (DRAM's view). Reads of never-written bytes
+** are zeros; a write to a frame no table maps is MGS_EFAULT. */
+int mgs_devmem_phys_read(mgs_devmem *m, uint64_t pa, void *dst, size_t n);
+int mgs_devmem_phys_write(mgs_devmem *m, uint64_t pa, const void *src,
+                          size_t n);
+
+/* ---- mapping operations (migration, replication) ----------------------
+** va is any address inside the page; gpu names a table (0..N-1, or
+** MGS_DEVMEM_HOST); the page must belong to a live allocation. */
+/* Maps va's page in table gpu to (frame_gpu, frame), a live frame
+** (replacing what the table mapped there). */
+int mgs_devmem_map(mgs_devmem *m, int gpu, uint64_t va, int frame_gpu,
+                   uint32_t frame);
+/* Unmaps va's page in table gpu (accesses through it then fault). */
+int mgs_devmem_unmap(mgs_devmem *m, int gpu, uint64_t va);
+/* Where table gpu maps va's page: MGS_OK and (*frame_gpu, *frame), or
+** MGS_EFAULT. */
+int mgs_devmem_page_frame(mgs_devmem *m, int gpu, uint64_t va, int *frame_gpu,
+                          uint32_t *frame);
+/* Moves the frame the host table maps at va's page to a new frame on
+** to_gpu, copying its bytes when copy is true (a move that forgets the copy
+** leaves zeros); every table that mapped the old frame maps the new one and
+** the old frame is released. */
+int mgs_devmem_move_page(mgs_devmem *m, uint64_t va, int to_gpu, bool copy);
+/* A replica: a new frame on frame_gpu holding a copy of the host-visible
+** bytes of va's page, mapped in the tables of the GPUs in gpu_mask (bit g
+** = GPU g). The replica then lives its own life: writes through one
+** table's mapping are not seen through another's. */
+int mgs_devmem_replicate_page(mgs_devmem *m, uint64_t va, int frame_gpu,
+                              uint32_t gpu_mask);
+
+/* Host-table query: GPU whose frame holds va, or -1 if unmapped. */
 int mgs_devmem_gpu_of(mgs_devmem *m, uint64_t va);
-/* Physical pages in use on a GPU / pages with host backing. */
+/* Frames (pages) in use on a GPU. */
 uint64_t mgs_devmem_used_pages(const mgs_devmem *m, int gpu);
 
-/* The gcn_mem_ops callbacks (mem = the mgs_devmem). */
+/* The gcn_mem_ops callbacks: mgs_devmem_ops take the mgs_devmem (host
+** table), mgs_devmem_view_ops an mgs_devmem_view (its GPU's table). */
 struct gcn_mem_ops;
 extern const struct gcn_mem_ops mgs_devmem_ops;
+extern const struct gcn_mem_ops mgs_devmem_view_ops;
 
 #endif

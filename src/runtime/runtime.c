@@ -14,7 +14,9 @@
 ** Then work-groups run one at a time in linear order (x fastest) on the
 ** functional executor (src/gcn3/emu.c); launches are synchronous. With
 ** MGS_GPU_ALL, work-group i of n is accounted to GPU i * gpus / n
-** (contiguous chunks, as a unified multi-GPU dispatcher would hand out).
+** (contiguous chunks, as a unified multi-GPU dispatcher would hand out)
+** and its accesses translate with that GPU's page table (a launch on GPU g:
+** g's table; copies and memset: the host's).
 ** Timing mode (MGS_MODE_TIMING) hands the same prepared dispatch to the
 ** platform model instead (runtime/timing.h, platform/platform.h: N GPUs
 ** of opt.platform's type): built lazily on the first timing launch, once
@@ -73,6 +75,7 @@ struct mgs_module {
 struct mgs_rt {
     mgs_rt_options opt;
     mgs_devmem mem;
+    mgs_devmem_view view;       /* emu mode: the running GPU's table */
     mgs_module *modules;
     mgs_rt_totals totals;
     uint64_t *gpu_wgs;          /* per-GPU work-group counts */
@@ -120,7 +123,10 @@ int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out)
         return mgs_error_set(MGS_EINVAL, "unknown runtime mode %d", o->mode);
     mgs_rt *rt = MGS_NEW(mgs_rt);
     rt->opt = *o;
-    int rc = mgs_devmem_init(&rt->mem, o->num_gpus, o->mem_per_gpu);
+    uint64_t page = o->config ? o->config->gpu_page_size
+                              : MGS_DEVMEM_PAGE_SIZE;
+    int rc = mgs_devmem_init_paged(&rt->mem, o->num_gpus, o->mem_per_gpu,
+                                   page);
     if (rc) {
         free(rt);
         return rc;
@@ -541,7 +547,9 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
         .prog = &k->prog, .lds_bytes = lds, .kernarg_va = b->kernarg,
         .dispatch_va = b->packet, .queue_va = b->queue,
         .dispatch_id = rt->next_dispatch_id++, .scratch_va = b->scratch,
-        .private_size = priv, .mem_ops = &mgs_devmem_ops, .mem = &rt->mem};
+        .private_size = priv, .mem_ops = &mgs_devmem_view_ops,
+        .mem = &rt->view};
+    rt->view = (mgs_devmem_view){.mem = &rt->mem, .gpu = home};
     memcpy(el->grid, l->grid, sizeof el->grid);
     memcpy(el->block, l->block, sizeof el->block);
     return MGS_OK;
@@ -672,11 +680,12 @@ int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l)
         for (uint32_t y = 0; y < ng[1] && !rc; y++)
             for (uint32_t x = 0; x < ng[0]; x++) {
                 uint32_t id[3] = {x, y, z};
+                int g = l->gpu >= 0 ? l->gpu
+                                    : (int)(done * (uint64_t)ngpus / total);
+                rt->view.gpu = g;    /* it translates with its GPU's table */
                 rc = gcn_emu_run_workgroup(&emu, id);
                 if (rc)
                     break;
-                int g = l->gpu >= 0 ? l->gpu
-                                    : (int)(done * (uint64_t)ngpus / total);
                 rt->gpu_wgs[g]++;
                 done++;
             }
@@ -720,6 +729,28 @@ uint64_t mgs_rt_backed_pages(const mgs_rt *rt)
 int mgs_rt_gpu_of(mgs_rt *rt, mgs_dptr p)
 {
     return mgs_devmem_gpu_of(&rt->mem, p);
+}
+
+uint64_t mgs_rt_page_size(const mgs_rt *rt) { return rt->mem.page_size; }
+
+int mgs_rt_page_move(mgs_rt *rt, mgs_dptr p, int gpu, int copy)
+{
+    int rc = timing_sync(rt);
+    return rc ? rc : mgs_devmem_move_page(&rt->mem, p, gpu, copy != 0);
+}
+
+int mgs_rt_page_replicate(mgs_rt *rt, mgs_dptr p, int frame_gpu,
+                          uint32_t gpu_mask)
+{
+    int rc = timing_sync(rt);
+    return rc ? rc : mgs_devmem_replicate_page(&rt->mem, p, frame_gpu,
+                                               gpu_mask);
+}
+
+int mgs_rt_page_unmap(mgs_rt *rt, int gpu, mgs_dptr p)
+{
+    int rc = timing_sync(rt);
+    return rc ? rc : mgs_devmem_unmap(&rt->mem, gpu, p);
 }
 
 void mgs_rt_set_launch_hook(mgs_rt *rt, mgs_launch_hook fn, void *user)

@@ -2,9 +2,8 @@
 ** Timing-mode launch and copy paths (timing.h): driver component,
 ** device-memory views, launch loop, DMA copies.
 **
-** Invariants: revmap[g * pages_per_gpu + p] is a page-table index whose
-** entry may be stale (the page was freed or remapped since); a lookup is
-** valid only if that entry is live and maps GPU g's phys page p. Uploaded
+** Invariants: the DRAM channels and page walkers see the devmem's
+** physical frames and per-GPU page tables directly (no copy). Uploaded
 ** code stays mapped until mgs_timing_free. posted[i] is set from
 ** mgs_timing_post until the mgs_timing_sync that collects model i's
 ** answer; the driver holds at most one launch per GPU model. Copy
@@ -22,7 +21,6 @@
 #include "mgsim/errors.h"
 #include "util/xmalloc.h"
 
-#define NO_PTE UINT32_MAX
 #define TM_MAX_GPUS 16
 
 /* The driver: one port per GPU model's CP; sends the pending launches and
@@ -61,8 +59,6 @@ struct mgs_timing {
     tm_driver drv;
     mem_backing backing;      /* global physical addresses */
     mem_pagetable pt;
-    uint32_t *revmap;         /* global phys page -> pte index */
-    uint64_t pages_per_gpu, npages;
     tm_code *codes;
     size_t ncodes, code_cap;
     uint64_t mem_per_gpu;
@@ -139,85 +135,28 @@ static const sim_comp_ops drv_ops = {
 
 /* ---- memory views ---- */
 
-static int pt_translate(void *ud, uint32_t pid, uint64_t va, uint64_t *pa)
+/* The walker of GPU model `gpu` walks that GPU's page table (a monolithic
+** platform's one model walks GPU 0's: every table maps alike unless a
+** scheme changed one). */
+static int pt_translate(void *ud, int32_t gpu, uint32_t pid, uint64_t va,
+                        uint64_t *pa)
 {
     (void)pid;
     mgs_timing *t = ud;
-    const mgs_devmem_pte *p = mgs_devmem_pte_of(t->mem, va);
-    if (!p || p->gpu < 0)
-        return MGS_EFAULT;
-    *pa = (uint64_t)p->gpu * t->mem_per_gpu +
-          ((uint64_t)p->phys_page << MGS_DEVMEM_PAGE_SHIFT) +
-          (va & (MGS_DEVMEM_PAGE_SIZE - 1));
-    return MGS_OK;
+    return mgs_devmem_translate(t->mem, gpu, va, pa);
 }
 
-/* The entry mapping global physical page `page`, or NULL. */
-static mgs_devmem_pte *phys_pte(mgs_timing *t, uint64_t page)
-{
-    if (page >= t->npages || t->revmap[page] == NO_PTE)
-        return NULL;
-    uint32_t idx = t->revmap[page];
-    mgs_devmem *m = t->mem;
-    if (idx >= m->npte)
-        return NULL;
-    mgs_devmem_pte *p = &m->ptes[idx];
-    return p->gpu >= 0 &&
-                   (uint64_t)p->gpu * t->pages_per_gpu + p->phys_page == page
-               ? p : NULL;
-}
-
+/* DRAM reads and writes the physical frames themselves. */
 static int phys_read(void *ud, uint64_t pa, void *dst, size_t n)
 {
     mgs_timing *t = ud;
-    uint8_t *out = dst;
-    while (n) {
-        uint64_t off = pa & (MGS_DEVMEM_PAGE_SIZE - 1);
-        size_t chunk = MGS_DEVMEM_PAGE_SIZE - off < n
-                           ? MGS_DEVMEM_PAGE_SIZE - off : n;
-        mgs_devmem_pte *p = phys_pte(t, pa >> MGS_DEVMEM_PAGE_SHIFT);
-        if (p && p->backing)
-            memcpy(out, p->backing + off, chunk);
-        else
-            memset(out, 0, chunk);   /* never written: zeros, as devmem */
-        out += chunk;
-        pa += chunk;
-        n -= chunk;
-    }
-    return MGS_OK;
+    return mgs_devmem_phys_read(t->mem, pa, dst, n);
 }
 
 static int phys_write(void *ud, uint64_t pa, const void *src, size_t n)
 {
     mgs_timing *t = ud;
-    const uint8_t *in = src;
-    while (n) {
-        uint64_t off = pa & (MGS_DEVMEM_PAGE_SIZE - 1);
-        size_t chunk = MGS_DEVMEM_PAGE_SIZE - off < n
-                           ? MGS_DEVMEM_PAGE_SIZE - off : n;
-        mgs_devmem_pte *p = phys_pte(t, pa >> MGS_DEVMEM_PAGE_SHIFT);
-        if (!p)
-            return mgs_error_set(MGS_EFAULT, "DRAM write to unmapped physical "
-                                 "address 0x%llx", (unsigned long long)pa);
-        /* By page, not by VA: whole-line write-backs may pass the end of
-        ** the allocation. */
-        memcpy(mgs_devmem_page_backing(t->mem, p) + off, in, chunk);
-        in += chunk;
-        pa += chunk;
-        n -= chunk;
-    }
-    return MGS_OK;
-}
-
-static void revmap_refresh(mgs_timing *t)
-{
-    mgs_devmem *m = t->mem;
-    for (uint64_t i = 0; i < m->npte; i++) {
-        const mgs_devmem_pte *p = &m->ptes[i];
-        if (p->gpu >= 0 && p->phys_page < t->pages_per_gpu)
-            t->revmap[(uint64_t)p->gpu * t->pages_per_gpu + p->phys_page] =
-                (uint32_t)i;
-    }
+    return mgs_devmem_phys_write(t->mem, pa, src, n);
 }
 
 /* ---- lifecycle ---- */
@@ -244,8 +183,11 @@ int mgs_timing_new_platform(const platform_config *pc0, mgs_devmem *mem,
         return mgs_error_set(MGS_ECONFIG, "timing: platform of %u GPU(s) "
                              "for device memory of %d", pc.ngpus,
                              mem->num_gpus);
-    uint64_t mem_per_gpu = mem->gpus[0].total_pages << MGS_DEVMEM_PAGE_SHIFT;
+    uint64_t mem_per_gpu = mem->mem_per_gpu;
     pc.gpu.mem_bytes = mem_per_gpu;
+    /* The devmem's pages are the ones the TLBs and walkers cache. */
+    pc.gpu.l1_tlb.page_bytes = pc.gpu.l2_tlb.page_bytes =
+        pc.gpu.mmu.page_bytes = (uint32_t)mem->page_size;
     int rc = platform_config_validate(&pc);
     if (rc)
         return rc;
@@ -253,10 +195,6 @@ int mgs_timing_new_platform(const platform_config *pc0, mgs_devmem *mem,
     t->mem = mem;
     t->stats = stats;
     t->mem_per_gpu = mem_per_gpu;
-    t->pages_per_gpu = mem->gpus[0].total_pages;
-    t->npages = t->pages_per_gpu * pc.ngpus;
-    t->revmap = mgs_xmalloc(t->npages * sizeof *t->revmap);
-    memset(t->revmap, 0xff, t->npages * sizeof *t->revmap);
     t->backing = (mem_backing){.read = phys_read, .write = phys_write,
                                .ud = t};
     t->pt = (mem_pagetable){.translate = pt_translate, .ud = t};
@@ -304,7 +242,6 @@ void mgs_timing_free(mgs_timing *t)
     for (size_t i = 0; i < t->ncodes; i++)
         mgs_devmem_free_range(t->mem, t->codes[i].va);
     free(t->codes);
-    free(t->revmap);
     free(t);
 }
 
@@ -502,9 +439,6 @@ int mgs_timing_sync(mgs_timing *t, mgs_timing_result *res)
     memset(t->posted, 0, sizeof t->posted);
     t->nposted = 0;
     t->posted_all = false;
-    /* Pages mapped since the launches were prepared (their buffers, code
-    ** uploads) must be visible to the DRAM channels. */
-    revmap_refresh(t);
     int rc = run_posted(t, target);
     if (rc)
         return rc;
@@ -557,20 +491,20 @@ int mgs_timing_launch(mgs_timing *t, int gpu, const gcn_emu_launch *el,
 
 bool mgs_timing_has_dma(const mgs_timing *t) { return t->drv.with_dma; }
 
-/* Physical address of device VA va; MGS_EFAULT (the devmem's message) if
-** it is not mapped. */
+/* Physical address of device VA va in the host's page table (the
+** driver's view, as for every host copy); MGS_EFAULT (the devmem's
+** message) if it is not mapped there. */
 static int dev_phys(mgs_timing *t, uint64_t va, uint64_t *pa, int *gpu)
 {
-    const mgs_devmem_pte *p = mgs_devmem_pte_of(t->mem, va);
-    if (!p || p->gpu < 0) {
+    if (mgs_devmem_translate(t->mem, MGS_DEVMEM_HOST, va, pa) != MGS_OK) {
         uint8_t probe;
         int rc = mgs_devmem_read(t->mem, va, &probe, 1);
         return rc ? rc : mgs_error_set(MGS_EFAULT, "copy: device address "
                                        "0x%llx is not mapped",
                                        (unsigned long long)va);
     }
-    *gpu = p->gpu;
-    return pt_translate(t, 0, va, pa);
+    *gpu = (int)(*pa / t->mem_per_gpu);
+    return MGS_OK;
 }
 
 /* A run at device address va: *len shrinks to the end of va's page;
@@ -578,7 +512,8 @@ static int dev_phys(mgs_timing *t, uint64_t va, uint64_t *pa, int *gpu)
 static int dev_run(mgs_timing *t, uint64_t va, uint64_t *len, uint64_t *pa,
                    int *gpu)
 {
-    uint64_t room = MGS_DEVMEM_PAGE_SIZE - (va & (MGS_DEVMEM_PAGE_SIZE - 1));
+    uint64_t page = t->mem->page_size;
+    uint64_t room = page - (va & (page - 1));
     if (*len > room)
         *len = room;
     return dev_phys(t, va, pa, gpu);
@@ -733,9 +668,6 @@ int mgs_timing_copy(mgs_timing *t, mgs_timing_copy_kind kind, uint64_t dst,
                 dma_ctrl(platform_dma(t->plat, e)));
         off += len;
     }
-    /* Device pages mapped since the last launch must be visible to the
-    ** DRAM channels' backing view. */
-    revmap_refresh(t);
     mgs_time start = eng_now(t->eng);
     comp_wake(&d->base);
     int rc = eng_run(t->eng);

@@ -14,10 +14,11 @@
 #include "sim/stats.h"
 
 /* pid 1: virtual page k < 16 -> physical 1 MB + k pages; others fault. */
-static int pt_translate(void *ud, uint32_t pid, uint64_t vaddr,
-                        uint64_t *paddr)
+static int pt_translate(void *ud, int32_t gpu, uint32_t pid,
+                        uint64_t vaddr, uint64_t *paddr)
 {
     (void)ud;
+    (void)gpu;
     uint64_t k = vaddr / 4096;
     if (pid != 1 || k >= 16)
         return MGS_EFAULT;

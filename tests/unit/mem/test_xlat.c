@@ -22,10 +22,11 @@
 
 #define MEM_BYTES AGENT_MEM_BYTES /* flat backing array, agent_mem_* */
 
-static int pt_translate(void *ud, uint32_t pid, uint64_t vaddr,
-                        uint64_t *paddr)
+static int pt_translate(void *ud, int32_t gpu, uint32_t pid,
+                        uint64_t vaddr, uint64_t *paddr)
 {
     (void)ud;
+    (void)gpu;
     uint64_t k = vaddr / 4096;
     if (pid != 1 || k >= 100)
         return MGS_EFAULT;

@@ -49,9 +49,11 @@ static int flat_write(void *ud, uint64_t pa, const void *src, size_t n)
     return MGS_OK;
 }
 
-static int no_translate(void *ud, uint32_t pid, uint64_t va, uint64_t *pa)
+static int no_translate(void *ud, int32_t gpu, uint32_t pid, uint64_t va,
+                        uint64_t *pa)
 {
     (void)ud;
+    (void)gpu;
     (void)pid;
     *pa = va;
     return MGS_OK;
