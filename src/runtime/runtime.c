@@ -534,20 +534,30 @@ static int timing_ensure(mgs_rt *rt)
                                          &rt->timing);
         if (rc)
             return rc;
+        if (rt->opt.config)
+            eng_set_limits(mgs_timing_engine(rt->timing),
+                           rt->opt.config->sim_max_events,
+                           rt->opt.config->sim_watchdog);
     }
     return MGS_OK;
 }
 
+/* Takes ownership of bufs whatever happens: they are freed here on an
+** error before the post, and by the timing_sync that collects the launch
+** once posted (so the caller never frees them: a second free would replace
+** the real error with "not the start of a live allocation"). */
 static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
-                         const launch_bufs *bufs)
+                         launch_bufs *bufs)
 {
     int rc = timing_ensure(rt);
-    if (rc)
+    if (!rc && mgs_timing_would_block(rt->timing, gpu))
+        rc = timing_sync(rt);
+    if (!rc)
+        rc = mgs_timing_post(rt->timing, gpu, el);
+    if (rc) {
+        free_bufs(rt, bufs);
         return rc;
-    if (mgs_timing_would_block(rt->timing, gpu) && (rc = timing_sync(rt)))
-        return rc;
-    if ((rc = mgs_timing_post(rt->timing, gpu, el)))
-        return rc;
+    }
     if (rt->npending == rt->pending_cap) {
         rt->pending_cap = rt->pending_cap ? 2 * rt->pending_cap : 16;
         rt->pending = mgs_xrealloc(rt->pending,
@@ -596,8 +606,6 @@ int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l)
     }
     if (rt->opt.mode == MGS_MODE_TIMING) {
         rc = launch_timing(rt, l->gpu, &el, &bufs);
-        if (rc)
-            free_bufs(rt, &bufs);
         if (!rc && rt->hook)
             rt->hook(rt, k, l, rt->hook_user);
         return rc;

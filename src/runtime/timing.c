@@ -73,6 +73,7 @@ struct mgs_timing {
     uint32_t nposted;
     bool posted_all;          /* an MGS_GPU_ALL launch is among them */
     mgs_time post_start;      /* engine time when the first was posted */
+    bool stopped;             /* a run ended early: messages may be out */
 };
 
 /* ---- driver ---- */
@@ -125,7 +126,8 @@ static bool drv_busy(const sim_comp *c)
     for (uint32_t i = 0; i < d->n; i++)
         if (d->to_send[i] || (d->with_dma && d->next_cmd[i] < d->ncmds))
             return true;
-    return false;
+    /* Sent copy commands not yet answered: an engine lost track of them. */
+    return d->with_dma && d->cmds_done < d->ncmds;
 }
 
 static const sim_comp_ops drv_ops = {
@@ -292,7 +294,10 @@ void mgs_timing_free(mgs_timing *t)
     free(t->drv.cmds);
     free(t->drv.cmd_model);
     comp_fini(&t->drv.base);
-    mem_pool_free(t->pool);
+    if (t->stopped)
+        mem_pool_free_stopped(t->pool);
+    else
+        mem_pool_free(t->pool);
     eng_free(t->eng);
     for (size_t i = 0; i < t->ncodes; i++)
         mgs_devmem_free_range(t->mem, t->codes[i].va);
@@ -399,11 +404,21 @@ static void prepare_flush(mgs_timing *t, uint32_t i)
     l->wg_begin = l->wg_end = 1;   /* no work-group */
 }
 
+/* eng_run, remembering a run that ended early (an error, a limit, a
+** stop request) so that teardown expects messages still in flight. */
+static int tm_run(mgs_timing *t)
+{
+    int rc = eng_run(t->eng);
+    if (rc || eng_stop_requested(t->eng))
+        t->stopped = true;
+    return rc;
+}
+
 /* Runs the engine until every posted launch answered. */
 static int run_posted(mgs_timing *t, const bool *posted)
 {
     comp_wake(&t->drv.base);
-    int rc = eng_run(t->eng);
+    int rc = tm_run(t);
     if (rc) {
         /* MGSIM_DUMP=1: print every component's state for debugging. */
         const char *dump = getenv("MGSIM_DUMP");
@@ -412,7 +427,7 @@ static int run_posted(mgs_timing *t, const bool *posted)
         return rc;
     }
     for (uint32_t i = 0; i < t->nmodels; i++)
-        if (posted[i] && !t->drv.done[i])
+        if (posted[i] && !t->drv.done[i] && (t->stopped = true))
             return mgs_error_set(MGS_EINTERNAL, "timing: the engine stopped "
                                  "before command processor %u finished", i);
     return MGS_OK;
@@ -644,13 +659,15 @@ int mgs_timing_copy(mgs_timing *t, mgs_timing_copy_kind kind, uint64_t dst,
     revmap_refresh(t);
     mgs_time start = eng_now(t->eng);
     comp_wake(&d->base);
-    int rc = eng_run(t->eng);
+    int rc = tm_run(t);
     if (rc)
         return rc;
-    if (d->cmds_done != d->ncmds)
+    if (d->cmds_done != d->ncmds) {
+        t->stopped = true;
         return mgs_error_set(MGS_EINTERNAL, "timing: the engine stopped with "
                              "%zu of %zu copy commands unanswered",
                              d->ncmds - d->cmds_done, d->ncmds);
+    }
     for (size_t k = 0; k < d->ncmds; k++)
         if (d->cmds[k].status != MGS_OK)
             return mgs_error_set(MGS_ESIM, "timing: DMA copy of %llu bytes "

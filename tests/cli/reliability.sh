@@ -1,0 +1,37 @@
+#!/bin/bash
+# Reliability (issue 17): in-range configurations that used to abort end
+# with exit 0 or one error line and exit 2/3, and a run that started is
+# recorded with its exit code; the first error of a failing launch wins.
+. "$(dirname "$0")/lib_cli.bash"
+R=(--mode timing --size small --quiet)
+
+# Recorded exit code of the last run in database $1.
+db_exit() {
+    python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select exit_code from runs order by id desc limit 1").fetchone()[0])' "$1"
+}
+
+# Defect 1: a message refused at a network endpoint was retried with the
+# endpoint as its sender; the DRAM answered the endpoint, the routing
+# failed and teardown aborted ("memory messages leaked").
+expect_exit 0 "$MGSIM" run mm "${R[@]}" --gpus 8 --platform shared --db "$TMP/a.db"
+[ "$(db_exit "$TMP/a.db")" = 0 ] || fail "shared 8-GPU run not recorded"
+expect_exit 0 "$MGSIM" run atax "${R[@]}" --gpus 8 --set platform.pcie_version=6 --db "$TMP/a.db"
+expect_exit 0 "$MGSIM" run mm "${R[@]}" --gpus 2 --set gpu.freq=100MHz --db "$TMP/a.db"
+expect_exit 0 "$MGSIM" run mm "${R[@]}" --gpus 2 --set platform.host_latency=0 --db "$TMP/a.db"
+
+# Defect 4: sim.max_events stops the run (exit 3, one line naming what was
+# busy), the run is recorded, teardown with messages in flight is clean.
+expect_exit 3 "$MGSIM" run mm "${R[@]}" --set sim.max_events=20000 --db "$TMP/b.db"
+expect_one_error_line
+expect_in "$ERR" "sim.max_events: stopped after 20000 events"
+expect_in "$ERR" "still busy: GPU[0]"
+[ "$(db_exit "$TMP/b.db")" = 3 ] || fail "stopped run not recorded with exit 3"
+
+# Defect 6: the first error wins and keeps its code (was "free of ...: not
+# the start of a live allocation" from the cleanup).
+expect_exit 2 "$MGSIM" run mm "${R[@]}" --set gpu.simds_per_cu=1 \
+    --set gpu.wf_slots_per_simd=1 --db "$TMP/c.db"
+expect_one_error_line
+expect_in "$ERR" "does not fit a CU"
+[ "$(db_exit "$TMP/c.db")" = 2 ] || fail "failed launch not recorded with exit 2"
+echo ok
