@@ -50,6 +50,7 @@
 #include "mgsim/errors.h"
 #include "runtime/devmem.h"
 #include "runtime/timing.h"
+#include "util/interrupt.h"
 #include "util/xmalloc.h"
 
 #include <stdlib.h>
@@ -624,6 +625,10 @@ int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l)
         for (uint32_t y = 0; y < ng[1] && !rc; y++)
             for (uint32_t x = 0; x < ng[0]; x++) {
                 uint32_t id[3] = {x, y, z};
+                if (mgs_interrupted()) {
+                    rc = mgs_interrupt_error("between work-groups");
+                    break;
+                }
                 rc = gcn_emu_run_workgroup(&emu, id);
                 if (rc)
                     break;

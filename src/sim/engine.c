@@ -21,6 +21,7 @@
 
 #include "mgsim/errors.h"
 #include "sim/port.h"
+#include "util/interrupt.h"
 #include "util/xmalloc.h"
 
 /* How often (events) the run loop looks at the wall clock when only a
@@ -147,12 +148,15 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Events until the next progress_check: the next report, the next look at
+** the wall clock, and at least every PROGRESS_WALL_CHECK_EVENTS events a
+** look at the interrupt flag (util/interrupt.h). */
 static uint64_t progress_countdown(const sim_engine *e)
 {
     uint64_t n = UINT64_MAX;
     if (e->progress_every)
         n = e->progress_next_events - e->events;
-    if (e->progress_wall_s > 0 && n > PROGRESS_WALL_CHECK_EVENTS)
+    if (n > PROGRESS_WALL_CHECK_EVENTS)
         n = PROGRESS_WALL_CHECK_EVENTS;
     return n ? n : 1;
 }
@@ -188,8 +192,10 @@ static void progress_report(sim_engine *e, double wall)
 /* Called when progress_countdown reaches 0. */
 static void progress_check(sim_engine *e)
 {
+    if (MGS_UNLIKELY(mgs_interrupted()))
+        e->stop = e->interrupted = true;
     if (!e->progress_fn) {
-        e->progress_countdown = UINT64_MAX;
+        e->progress_countdown = PROGRESS_WALL_CHECK_EVENTS;
         return;
     }
     bool due = false;
@@ -355,6 +361,15 @@ static int check_idle(sim_engine *e)
     return fail_deadlock(e, what);
 }
 
+/* A signal asked the run to stop (util/interrupt.h). */
+static int fail_interrupted(sim_engine *e)
+{
+    char where[96];
+    snprintf(where, sizeof where, "at t=%llu ps after %llu events",
+             (unsigned long long)e->now, (unsigned long long)e->events);
+    return mgs_interrupt_error(where);
+}
+
 /* sim.max_events reached: name what was still busy. */
 static int fail_max_events(sim_engine *e)
 {
@@ -411,6 +426,10 @@ static int run_loop(sim_engine *e, mgs_time limit, bool to_completion)
     const mgs_time watchdog = e->cfg.watchdog;
     /* A fresh run (or an idle gap between runs) is not a stall. */
     eng_note_forward(e);
+    if (MGS_UNLIKELY(mgs_interrupted())) {
+        e->stop = e->interrupted = true;
+        return fail_interrupted(e);
+    }
     while (evq_count(&e->q)) {
         if (evq_min_time(&e->q) > limit)
             return MGS_OK;
@@ -456,7 +475,7 @@ static int run_loop(sim_engine *e, mgs_time limit, bool to_completion)
         if (MGS_UNLIKELY(--e->progress_countdown == 0))
             progress_check(e);
         if (MGS_UNLIKELY(e->stop))
-            return MGS_OK;
+            return e->interrupted ? fail_interrupted(e) : MGS_OK;
     }
     return to_completion ? check_idle(e) : MGS_OK;
 }
