@@ -34,4 +34,8 @@ expect_exit 2 "$MGSIM" run mm "${R[@]}" --set gpu.simds_per_cu=1 \
 expect_one_error_line
 expect_in "$ERR" "does not fit a CU"
 [ "$(db_exit "$TMP/c.db")" = 2 ] || fail "failed launch not recorded with exit 2"
+# Defect 10: input echoed into the error line is escaped (one line).
+expect_exit 2 "$MGSIM" run vecadd --set $'sim.mode=em\nu\x1b[31m'
+expect_one_error_line
+expect_in "$ERR" 'mode = "em\nu\x1b[31m"'
 echo ok
