@@ -55,6 +55,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct mgs_kernel {
     const gcn_kernel *k;        /* owned by the module's code object */
@@ -107,6 +108,102 @@ void mgs_rt_options_default(mgs_rt_options *o)
     o->num_gpus = 1;
     o->mem_per_gpu = 4ull << 30;
     o->platform = NULL;
+}
+
+/* ---- up-front checks -------------------------------------------------- */
+
+/* The platform the options describe (timing mode). */
+static int platform_of(const mgs_rt_options *o, platform_config *pc)
+{
+    platform_config_default(pc);
+    if (o->config)
+        platform_config_from(pc, o->config);
+    pc->ngpus = (uint32_t)o->num_gpus;
+    if (o->platform) {
+        int type = platform_type_parse(o->platform);
+        if (type < 0)
+            return mgs_error_set(MGS_ECONFIG, "unknown platform '%s'",
+                                 o->platform);
+        pc->type = (platform_type)type;
+    }
+    return MGS_OK;
+}
+
+/* Host bytes of one cache of `size` bytes: data plus about 16 bytes of tag,
+** state and replacement per line. */
+static uint64_t cache_host_bytes(uint64_t size, uint32_t line)
+{
+    return size + (line ? size / line * 16 : 0);
+}
+
+/* Host memory the timing model's structures take, estimated from the
+** configuration (the largest terms: caches, TLBs, per-wave register files;
+** about 48 bytes per TLB entry, 16 KB of register file per wave slot, the
+** vector registers of a typical kernel), plus a fixed 64 MB. */
+static uint64_t model_host_bytes(const platform_config *pc)
+{
+    const gpu_build_config *g = &pc->gpu;
+    uint64_t cus = g->num_cus, sas = g->cus_per_sa ? cus / g->cus_per_sa : 1;
+    uint64_t b = cus * cache_host_bytes(g->l1v.size, g->l1v.line) +
+                 sas * (cache_host_bytes(g->l1s.size, g->l1s.line) +
+                        cache_host_bytes(g->l1i.size, g->l1i.line)) +
+                 (uint64_t)g->l2_banks * cache_host_bytes(g->l2.size,
+                                                          g->l2.line);
+    uint64_t tlb_entries = (cus + 2 * sas) * (uint64_t)g->l1_tlb.sets *
+                               g->l1_tlb.ways +
+                           (uint64_t)g->l2_tlbs * g->l2_tlb.sets *
+                               g->l2_tlb.ways;
+    b += tlb_entries * 48;
+    b += cus * g->cu.num_simds * g->cu.wf_slots_per_simd * 16384ull;
+    return b * pc->ngpus + (64ull << 20);
+}
+
+/* The budget: sim.host_memory_limit, or (0) 80 % of physical memory. */
+static uint64_t host_budget(const struct mgs_config *cfg)
+{
+    if (cfg && cfg->sim_host_memory_limit)
+        return cfg->sim_host_memory_limit;
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || psize <= 0)
+        return UINT64_MAX;      /* unknown: let the allocations decide */
+    return (uint64_t)pages * (uint64_t)psize / 5 * 4;
+}
+
+int mgs_rt_check(const mgs_rt_options *o, uint64_t device_bytes)
+{
+    uint64_t have = (uint64_t)o->num_gpus * o->mem_per_gpu;
+    if (device_bytes > have)
+        return mgs_error_set(MGS_ENOMEM, "out of device memory: the "
+                             "workload needs %llu MiB, the platform has "
+                             "%llu MiB (platform.mem_per_gpu x %d GPU%s)",
+                             (unsigned long long)(device_bytes >> 20),
+                             (unsigned long long)(have >> 20), o->num_gpus,
+                             o->num_gpus == 1 ? "" : "s");
+    /* Inputs, result and CPU reference on the host (up to 3x the device
+    ** footprint, wl_util.h) plus the device pages' backing. */
+    uint64_t need = 4 * device_bytes, model = 0;
+    if (o->mode == MGS_MODE_TIMING) {
+        platform_config pc;
+        int rc = platform_of(o, &pc);
+        if (rc)
+            return rc;
+        pc.gpu.mem_bytes = o->mem_per_gpu;
+        if ((rc = platform_config_validate(&pc)))
+            return rc;
+        model = model_host_bytes(&pc);
+        need += model;
+    }
+    uint64_t budget = host_budget(o->config);
+    if (need > budget)
+        return mgs_error_set(MGS_ECONFIG, "host memory: this run needs about "
+                             "%llu MiB (model structures %llu MiB, workload "
+                             "data %llu MiB), over the budget of %llu MiB "
+                             "(sim.host_memory_limit; 0 = 80%% of physical "
+                             "memory)", (unsigned long long)(need >> 20),
+                             (unsigned long long)(model >> 20),
+                             (unsigned long long)((need - model) >> 20),
+                             (unsigned long long)(budget >> 20));
+    return MGS_OK;
 }
 
 int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out)
@@ -520,19 +617,11 @@ static int timing_ensure(mgs_rt *rt)
 {
     if (!rt->timing) {
         platform_config pc;
-        platform_config_default(&pc);
-        if (rt->opt.config)
-            platform_config_from(&pc, rt->opt.config);
-        pc.ngpus = (uint32_t)rt->opt.num_gpus;
-        if (rt->opt.platform) {
-            int type = platform_type_parse(rt->opt.platform);
-            if (type < 0)
-                return mgs_error_set(MGS_ECONFIG, "unknown platform '%s'",
-                                     rt->opt.platform);
-            pc.type = (platform_type)type;
-        }
-        int rc = mgs_timing_new_platform(&pc, &rt->mem, rt->opt.stats,
-                                         &rt->timing);
+        int rc = platform_of(&rt->opt, &pc);
+        if (rc)
+            return rc;
+        rc = mgs_timing_new_platform(&pc, &rt->mem, rt->opt.stats,
+                                     &rt->timing);
         if (rc)
             return rc;
         if (rt->opt.config)

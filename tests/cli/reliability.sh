@@ -34,6 +34,39 @@ expect_exit 2 "$MGSIM" run mm "${R[@]}" --set gpu.simds_per_cu=1 \
 expect_one_error_line
 expect_in "$ERR" "does not fit a CU"
 [ "$(db_exit "$TMP/c.db")" = 2 ] || fail "failed launch not recorded with exit 2"
+# Defect 2: every documented cache line size works (requests are split at
+# the smaller lines); sizes beyond the model are refused by the key range.
+for l in 16B 32B 128B; do
+    expect_exit 0 "$MGSIM" run mm "${R[@]}" --set gpu.cache_line=$l --db "$TMP/d.db"
+done
+expect_exit 2 "$MGSIM" run mm "${R[@]}" --set gpu.cache_line=256B --db "$TMP/d2.db"
+expect_one_error_line
+expect_in "$ERR" 'cache_line = "256B": out of range (16B..128B)'
+[ ! -e "$TMP/d2.db" ] || fail "a configuration error created a database"
+
+# Defect 8: values inside a key's range are accepted, or refused before the
+# simulation with the names of the keys the user set.
+expect_exit 0 "$MGSIM" run vecadd "${R[@]}" --set dram.bus_bytes=3 --db "$TMP/d.db"
+expect_exit 0 "$MGSIM" run vecadd "${R[@]}" --set l2.mshrs=2 --db "$TMP/d.db"
+expect_exit 2 "$MGSIM" run vecadd "${R[@]}" --set l2.mshrs=1 --db "$TMP/e.db"
+expect_in "$ERR" '[l2] mshrs = "1": out of range (2..65536)'
+expect_exit 2 "$MGSIM" run vecadd "${R[@]}" --set gpu.l1v_ways=3 --db "$TMP/e.db"
+expect_one_error_line
+expect_in "$ERR" "gpu.l1v_ways = 3 with gpu.l1v_size = 16384"
+[ ! -e "$TMP/e.db" ] || fail "a configuration error created a database"
+
+# Defect 5: runs that cannot fit are refused at once (exit 2, no database).
+expect_exit 2 "$MGSIM" run vecadd --param n=1073741824 --quiet --db "$TMP/f.db"
+expect_one_error_line
+expect_in "$ERR" "out of device memory: the workload needs 12288 MiB"
+expect_exit 2 "$MGSIM" run vecadd "${R[@]}" --set gpu.l2_tlb_sets=65536 \
+    --set gpu.l2_tlb_ways=1024 --set tlb.l2_count=256 --db "$TMP/f.db"
+expect_one_error_line
+expect_in "$ERR" "host memory: this run needs about"
+expect_exit 2 "$MGSIM" run mm "${R[@]}" --set sim.host_memory_limit=10MB --db "$TMP/f.db"
+expect_in "$ERR" "over the budget of 10 MiB"
+[ ! -e "$TMP/f.db" ] || fail "a refused run created a database"
+
 # Defect 10: input echoed into the error line is escaped (one line).
 expect_exit 2 "$MGSIM" run vecadd --set $'sim.mode=em\nu\x1b[31m'
 expect_one_error_line
