@@ -71,4 +71,19 @@ expect_in "$ERR" "over the budget of 10 MiB"
 expect_exit 2 "$MGSIM" run vecadd --set $'sim.mode=em\nu\x1b[31m'
 expect_one_error_line
 expect_in "$ERR" 'mode = "em\nu\x1b[31m"'
+# Defect 10: export of a directory is an input error (2); a database that
+# cannot be written is found before the simulation (chattr +i works even
+# for root; skipped where the file system does not support it).
+expect_exit 2 "$MGSIM" export --db "$TMP"
+expect_one_error_line
+expect_in "$ERR" "is not a results database"
+cp "$TMP/a.db" "$TMP/ro.db"
+if chattr +i "$TMP/ro.db" 2>/dev/null; then
+    SECONDS=0
+    expect_exit 4 "$MGSIM" run mm --mode timing --quiet --db "$TMP/ro.db"
+    chattr -i "$TMP/ro.db"
+    expect_one_error_line
+    expect_in "$ERR" "ro.db: read-only"
+    [ "$SECONDS" -lt 5 ] || fail "read-only database found only after the run"
+fi
 echo ok
