@@ -220,6 +220,11 @@ int gpu_build_config_validate(const gpu_build_config *c0)
     if (c.mem_bytes / c.l2_banks < c.l2_interleave)
         return mgs_error_set(MGS_ECONFIG, "memory per GPU too small for %u "
                              "DRAM channels", c.l2_banks);
+    if (c.l2.line < 16 || c.l2.line > MEM_LINE_MAX ||
+        (c.l2.line & (c.l2.line - 1)))
+        return mgs_error_set(MGS_ECONFIG, "gpu.cache_line = %u: must be a "
+                             "power of 2 in 16B..%uB", c.l2.line,
+                             MEM_LINE_MAX);
     int rc;
     if ((rc = cp_config_validate(&c.cp)) || (rc = cu_config_validate(&c.cu)))
         return keyed(rc, "gpu.simds_per_cu, gpu.wf_slots_per_simd, cp.*");

@@ -583,7 +583,9 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
         .prog = &k->prog, .lds_bytes = lds, .kernarg_va = b->kernarg,
         .dispatch_va = b->packet, .queue_va = b->queue,
         .dispatch_id = rt->next_dispatch_id++, .scratch_va = b->scratch,
-        .private_size = priv, .mem_ops = &mgs_devmem_ops, .mem = &rt->mem};
+        .private_size = priv, .mem_ops = &mgs_devmem_ops, .mem = &rt->mem,
+        .max_wave_insts = rt->opt.config ? rt->opt.config->sim_max_wave_insts
+                                         : 0};
     memcpy(el->grid, l->grid, sizeof el->grid);
     memcpy(el->block, l->block, sizeof el->block);
     return MGS_OK;
