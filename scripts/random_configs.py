@@ -4,7 +4,8 @@ keys of src/config/keys.def, runs a small workload in timing mode and checks
 that every run ends the way docs/cli.md promises.
 
     scripts/random_configs.py [--mgsim BIN] [--seeds 1,2,5-9] [--long N]
-                              [--first S] [--timeout SEC] [-j JOBS] [-v]
+                              [--first S] [--timeout SEC] [-j JOBS]
+                              [--pin KEY=VALUE]... [-v]
 
 A configuration is a function of its seed only (Python's random.Random
 seeded with it), so a finding is reproduced by its seed; each finding is
@@ -109,13 +110,17 @@ def draw_value(rng, typ, dflt, lo, hi, choices, pow2):
     return f"{v}{UNIT.get(typ, '')}"
 
 
-def make_config(seed, keys):
+def make_config(seed, keys, pins=()):
     rng = random.Random(seed)
-    sets = []
+    sets = list(pins)
+    pinned = {p.split("=")[0] for p in pins}
     for sec, key, typ, dflt, lo, hi, choices in keys:
         # The run limits (sim.*) mostly end a run early: drawn less often.
         p = 0.1 if sec == "sim" else 0.35
         if (sec, key) in SKIP or sec == "demo" or rng.random() >= p:
+            continue
+        if f"{sec}.{key}" in pinned:
+            rng.random()  # same draws as unpinned: seeds stay comparable
             continue
         pow2 = typ == "SIZE" or key.endswith(("_ways", "_sets", "_banks",
                                               "cus_per_sa"))
@@ -126,7 +131,7 @@ def make_config(seed, keys):
 
 
 def run_one(args, seed, keys):
-    wl, sets = make_config(seed, keys)
+    wl, sets = make_config(seed, keys, args.pin)
     with tempfile.TemporaryDirectory(prefix="mgsim-rc-") as tmp:
         db = os.path.join(tmp, "r.db")
         cmd = [args.mgsim, "run", wl, "--size", "small", "--mode", "timing",
@@ -194,6 +199,9 @@ def main():
     ap.add_argument("--first", type=int, default=1000)
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("-j", "--jobs", type=int, default=1)
+    ap.add_argument("--pin", action="append", default=[],
+                    metavar="KEY=VALUE",
+                    help="keep a key at this value (not drawn); repeatable")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     keys = load_keys()

@@ -218,8 +218,11 @@ int gpu_build_config_validate(const gpu_build_config *c0)
                              "power of two >= the cache line",
                              (unsigned long long)c.l2_interleave);
     if (c.mem_bytes / c.l2_banks < c.l2_interleave)
-        return mgs_error_set(MGS_ECONFIG, "memory per GPU too small for %u "
-                             "DRAM channels", c.l2_banks);
+        return mgs_error_set(MGS_ECONFIG, "platform.mem_per_gpu (%llu) is "
+                             "too small for gpu.l2_banks = %u DRAM channels "
+                             "of l2.interleave = %llu bytes",
+                             (unsigned long long)c.mem_bytes, c.l2_banks,
+                             (unsigned long long)c.l2_interleave);
     if (c.l2.line < 16 || c.l2.line > MEM_LINE_MAX ||
         (c.l2.line & (c.l2.line - 1)))
         return mgs_error_set(MGS_ECONFIG, "gpu.cache_line = %u: must be a "

@@ -78,6 +78,7 @@ expect_exit 2 "$MGSIM" export --db "$TMP"
 expect_one_error_line
 expect_in "$ERR" "is not a results database"
 cp "$TMP/a.db" "$TMP/ro.db"
+trap 'chattr -i "$TMP/ro.db" 2>/dev/null; rm -rf "$TMP"' EXIT
 if chattr +i "$TMP/ro.db" 2>/dev/null; then
     SECONDS=0
     expect_exit 4 "$MGSIM" run mm --mode timing --quiet --db "$TMP/ro.db"
