@@ -17,7 +17,7 @@
 
 /* X(name, exit code, description). Exit codes are documented in docs/cli.md:
 ** 0 success, 1 verification failed, 2 usage/config/input, 3 simulation
-** error, 4 internal error. */
+** error, 4 internal error, 130 interrupted (SIGINT, SIGTERM, SIGHUP). */
 #define MGS_ERROR_MAP(X)                                                   \
     X(EINVAL,       2, "invalid argument")                                 \
     X(ECONFIG,      2, "configuration error")                              \
@@ -33,7 +33,9 @@
     X(ESIM,         3, "simulation error")                                 \
     X(EVERIFY,      1, "output verification failed")                       \
     X(EDB,          4, "results database error")                           \
-    X(EINTERNAL,    4, "internal error")
+    X(EINTERNAL,    4, "internal error")                                 \
+    X(ELIMIT,       3, "simulation limit reached")                         \
+    X(EINTR,      130, "interrupted by a signal")
 
 enum {
     MGS_OK = 0,
@@ -49,7 +51,8 @@ enum {
     MGS_EXIT_VERIFY = 1,
     MGS_EXIT_USAGE = 2,
     MGS_EXIT_SIM = 3,
-    MGS_EXIT_INTERNAL = 4
+    MGS_EXIT_INTERNAL = 4,
+    MGS_EXIT_INTERRUPTED = 130
 };
 
 /* Static description of a code ("invalid argument"); never NULL. */

@@ -34,6 +34,12 @@ typedef struct mgs_rt_options {
 /* Fills defaults: emu, 1 GPU, 4 GiB per GPU, discrete. */
 void mgs_rt_options_default(mgs_rt_options *o);
 int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out);
+/* Checks before building anything (the CLI calls it before the results
+** database is opened): the device footprint fits the platform's memory
+** (MGS_ENOMEM), a timing platform's configuration validates (MGS_ECONFIG
+** naming the keys), and the estimated host memory (model structures plus
+** about 4x device_bytes) fits sim.host_memory_limit (MGS_ECONFIG). */
+int mgs_rt_check(const mgs_rt_options *o, uint64_t device_bytes);
 void mgs_rt_free(mgs_rt *rt);
 int mgs_rt_num_gpus(const mgs_rt *rt);
 

@@ -11,6 +11,9 @@
 #include "cli/commands.def"
 #undef X
 
+/* Prints "mgsim: error: <msg>" as one line on stderr, control characters
+** of msg escaped (\n, \r, \t, \xNN). */
+void cli_print_error(const char *msg);
 /* Prints "mgsim: error: <msg>" on stderr and returns mgs_exit_code(code). */
 int cli_fail(int code);
 /* Prints "mgsim: error: <formatted>" on stderr and returns exit code 2. */

@@ -19,9 +19,11 @@
 #include "results/db.h"
 #include "sim/demo.h"
 #include "sim/stats.h"
+#include "util/interrupt.h"
 #include "util/xmalloc.h"
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -323,6 +325,34 @@ static int record_run(mgs_db *db, mgs_run_record *rec, int argc, char **argv,
     return rc;
 }
 
+/* ---- signals ------------------------------------------------------ */
+
+/* SIGINT, SIGTERM, SIGHUP: the first asks the simulation to stop at the
+** next safe point (util/interrupt.h) so the run is recorded with its
+** statistics so far and exits 130; a second one exits at once. */
+static void on_signal(int sig)
+{
+    if (mgs_interrupt_signal) {
+        static const char msg[] =
+            "mgsim: error: interrupted again: exiting at once\n";
+        ssize_t n = write(STDERR_FILENO, msg, sizeof msg - 1);
+        (void)n;
+        _exit(MGS_EXIT_INTERRUPTED);
+    }
+    mgs_interrupt_signal = sig;
+}
+
+static void catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
 /* ---- command ------------------------------------------------------ */
 
 int cmd_run(int argc, char **argv)
@@ -340,7 +370,7 @@ int cmd_run(int argc, char **argv)
     }
     int rc = cli_cfg_build(&o.cfg, cfg);
     if (rc == MGS_OK && o.wl.name) {
-        rc = cli_workload_check(&o.wl);
+        rc = cli_workload_check(&o.wl, cfg);
     } else if (rc == MGS_OK) {
         sim_demo_params dp;
         demo_params(cfg, &dp);
@@ -371,8 +401,15 @@ int cmd_run(int argc, char **argv)
     stats = stat_registry_new();
     cli_run_result res = {.verified = -1};
     double t0 = cli_wall_seconds();
+    catch_signals();
     rc = o.wl.name ? cli_workload_run(&o.wl, cfg, stats, &prog, &res)
                    : run_demo(cfg, stats, &prog, &res);
+    /* A signal during host-side work (inputs, the CPU reference) lets the
+    ** run finish; it still ends as interrupted. */
+    if (mgs_interrupted() && rc != MGS_EINTR)
+        rc = mgs_interrupt_error(rc == MGS_OK ? "after the simulation "
+                                                "finished"
+                                              : "during a failing run");
     double wall = cli_wall_seconds() - t0;
     cli_progress_finish(&prog);
     /* Keep the message: recording the run must not overwrite it. */
@@ -406,7 +443,7 @@ int cmd_run(int argc, char **argv)
         print_summary(what, cfg, &res, wall, dbrc == MGS_OK ? db_path : NULL,
                       run_id);
     if (*error)
-        fprintf(stderr, "mgsim: error: %s\n", error);
+        cli_print_error(error);
 out:
     mgs_db_close(db);
     if (stats)

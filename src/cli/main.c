@@ -21,20 +21,40 @@ static const struct command commands[] = {
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
+void cli_print_error(const char *msg)
+{
+    /* One line whatever the input held: control characters (a newline in
+    ** a --set value, an escape sequence in a file name) are escaped. */
+    fputs("mgsim: error: ", stderr);
+    for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+        if (*p == '\n')
+            fputs("\\n", stderr);
+        else if (*p == '\r')
+            fputs("\\r", stderr);
+        else if (*p == '\t')
+            fputs("\\t", stderr);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(stderr, "\\x%02x", *p);
+        else
+            fputc(*p, stderr);
+    }
+    fputc('\n', stderr);
+}
+
 int cli_fail(int code)
 {
-    fprintf(stderr, "mgsim: error: %s\n", mgs_error_msg());
+    cli_print_error(mgs_error_msg());
     return mgs_exit_code(code);
 }
 
 int cli_usage_error(const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
-    fputs("mgsim: error: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    cli_print_error(msg);
     return MGS_EXIT_USAGE;
 }
 
@@ -52,10 +72,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return MGS_EXIT_USAGE;
-    }
+    if (argc < 2)
+        return cli_usage_error("no command given (try 'mgsim --help')");
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         usage(stdout);

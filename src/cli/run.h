@@ -36,10 +36,12 @@ typedef struct cli_workload_opts {
     bool verbose;
 } cli_workload_opts;
 
-/* Checks that the workload exists and resolves its parameters; returns
-** MGS_OK or MGS_EINVAL/MGS_ENOENT with a message. Cheap: call before any
-** simulation so that a typo fails at once. */
-int cli_workload_check(const cli_workload_opts *o);
+/* Checks that the workload exists and resolves its parameters, then that
+** the run fits (mgs_rt_check: device memory, the timing platform's
+** configuration, the host-memory budget); returns MGS_OK or an error with
+** a message. Cheap: call before any simulation so that a typo or an
+** impossible size fails at once. */
+int cli_workload_check(const cli_workload_opts *o, const mgs_config *cfg);
 /* Runs it on a runtime built from cfg, recording statistics in stats. */
 int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
                      stat_registry *stats, cli_progress *progress,

@@ -73,11 +73,37 @@ static int resolve(const cli_workload_opts *o, const mgs_workload **wl_out,
     return MGS_OK;
 }
 
-int cli_workload_check(const cli_workload_opts *o)
+/* The workload's arguments and the runtime options of a run from cfg. */
+static void run_setup(const cli_workload_opts *o, const mgs_config *cfg,
+                      stat_registry *stats, wl_args *args,
+                      mgs_rt_options *ro)
+{
+    args->seed = cfg->sim_seed;
+    args->num_gpus = cfg->platform_gpus;
+    /* unified and monolithic present one device: one launch spans it all */
+    args->gpu_all = !strcmp(cfg->platform_type, "unified") ||
+                    !strcmp(cfg->platform_type, "monolithic");
+    args->verbose = o->verbose;
+    mgs_rt_options_default(ro);
+    ro->mode = !strcmp(cfg->sim_mode, "timing") ? MGS_MODE_TIMING
+                                                : MGS_MODE_EMU;
+    ro->num_gpus = cfg->platform_gpus;
+    ro->mem_per_gpu = cfg->platform_mem_per_gpu;
+    ro->platform = cfg->platform_type;
+    ro->config = cfg;
+    ro->stats = stats;
+}
+
+int cli_workload_check(const cli_workload_opts *o, const mgs_config *cfg)
 {
     const mgs_workload *wl;
     wl_args args;
-    return resolve(o, &wl, &args);
+    int rc = resolve(o, &wl, &args);
+    if (rc != MGS_OK)
+        return rc;
+    mgs_rt_options ro;
+    run_setup(o, cfg, NULL, &args, &ro);
+    return mgs_rt_check(&ro, wl->footprint ? wl->footprint(&args) : 0);
 }
 
 /* After every kernel launch: kernels and work-groups done so far. */
@@ -107,21 +133,8 @@ int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
     int rc = resolve(o, &wl, &args);
     if (rc != MGS_OK)
         return rc;
-    args.seed = cfg->sim_seed;
-    args.num_gpus = cfg->platform_gpus;
-    /* unified and monolithic present one device: one launch spans it all */
-    args.gpu_all = !strcmp(cfg->platform_type, "unified") ||
-                   !strcmp(cfg->platform_type, "monolithic");
-    args.verbose = o->verbose;
-
     mgs_rt_options ro;
-    mgs_rt_options_default(&ro);
-    ro.mode = !strcmp(cfg->sim_mode, "timing") ? MGS_MODE_TIMING : MGS_MODE_EMU;
-    ro.num_gpus = cfg->platform_gpus;
-    ro.mem_per_gpu = cfg->platform_mem_per_gpu;
-    ro.platform = cfg->platform_type;
-    ro.config = cfg;
-    ro.stats = stats;
+    run_setup(o, cfg, stats, &args, &ro);
     mgs_rt *rt = NULL;
     rc = mgs_rt_new(&ro, &rt);
     if (rc != MGS_OK)

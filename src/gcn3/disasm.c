@@ -239,11 +239,11 @@ static void put_sreg(text *t, unsigned code, unsigned n)
         put_range(t, "ttmp", (code - 112) & ~(align - 1), n);
         return;
     }
-    static const char *const pair[] = {
+    static const char *const pair[128] = {
         [102] = "flat_scratch", [104] = "xnack_mask", [106] = "vcc",
         [108] = "tba", [110] = "tma", [126] = "exec"
     };
-    static const char *const single[] = {
+    static const char *const single[128] = {
         [102] = "flat_scratch_lo", [103] = "flat_scratch_hi",
         [104] = "xnack_mask_lo", [105] = "xnack_mask_hi",
         [106] = "vcc_lo", [107] = "vcc_hi", [108] = "tba_lo",

@@ -33,3 +33,31 @@ int gcn_exec(gcn_wave *w, const gcn_inst *in)
         return MGS_EUNSUPPORTED;
     }
 }
+
+static int regs_bad(char kind, unsigned first, unsigned n, unsigned have,
+                    const char *what)
+{
+    if (n == 1)
+        return mgs_error_set(MGS_ESIM, "%s %c%u outside the %u %cGPRs "
+                             "allocated to the wavefront", what, kind, first,
+                             have, kind == 'v' ? 'V' : 'S');
+    return mgs_error_set(MGS_ESIM, "%s %c[%u:%u] outside the %u %cGPRs "
+                         "allocated to the wavefront", what, kind, first,
+                         first + n - 1, have, kind == 'v' ? 'V' : 'S');
+}
+
+int gcn_vgprs_bad_(const gcn_wave *w, unsigned code, unsigned n,
+                   const char *what)
+{
+    if (code < GCN_OPR_VGPR0)
+        return mgs_error_set(MGS_EUNSUPPORTED, "%s: operand code %u where a "
+                             "VGPR is required", what, code);
+    return regs_bad('v', code - GCN_OPR_VGPR0, n, w->nvgpr, what);
+}
+
+int gcn_sgprs_bad_(const gcn_wave *w, unsigned code, unsigned n,
+                   const char *what)
+{
+    unsigned lim = w->nsgpr && w->nsgpr < 102 ? w->nsgpr : 102;
+    return regs_bad('s', code, n, lim, what);
+}

@@ -57,4 +57,32 @@ int gcn_exec_mem(gcn_wave *w, const gcn_inst *in);
 /* Dispatches on in->fmt to the family above. */
 int gcn_exec(gcn_wave *w, const gcn_inst *in);
 
+/* Register bounds of memory and LDS instructions (the VALU checks its own,
+** exec_valu.c): MGS_OK when VGPRs code .. code + n - 1 (operand codes,
+** 256 + r) lie inside the wave's allocation (w->nvgpr, from the kernel
+** descriptor); else records "<what> v[a:b] outside the N VGPRs allocated
+** to the wavefront" and returns MGS_ESIM (the caller's report adds kernel
+** and pc). Checked once per instruction, before any register is touched. */
+int gcn_vgprs_bad_(const gcn_wave *w, unsigned code, unsigned n,
+                   const char *what);
+static inline int gcn_vgprs_fit(const gcn_wave *w, unsigned code, unsigned n,
+                                const char *what)
+{
+    if (code >= GCN_OPR_VGPR0 && code - GCN_OPR_VGPR0 + n <= w->nvgpr)
+        return 0;
+    return gcn_vgprs_bad_(w, code, n, what);
+}
+/* The same for SGPRs s[code .. code + n - 1] (code < 102) against the
+** kernel's allocation (w->nsgpr; 0 = unknown: the 102 addressable). */
+int gcn_sgprs_bad_(const gcn_wave *w, unsigned code, unsigned n,
+                   const char *what);
+static inline int gcn_sgprs_fit(const gcn_wave *w, unsigned code, unsigned n,
+                                const char *what)
+{
+    unsigned lim = w->nsgpr && w->nsgpr < 102 ? w->nsgpr : 102;
+    if (code + n <= lim)
+        return 0;
+    return gcn_sgprs_bad_(w, code, n, what);
+}
+
 #endif

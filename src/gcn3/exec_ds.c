@@ -734,27 +734,74 @@ static int ds_full_wave(gcn_wave *w, const gcn_inst *in)
     }
 }
 
+/* Every VGPR the operation touches lies inside the wave's allocation
+** (exec.h): the address, data0/data1 and the destination, each as wide
+** as the operation's elements. */
+static int ds_regs_fit(const gcn_wave *w, const gcn_inst *in,
+                       const ds_desc *d)
+{
+    unsigned dw = d->count > 1 ? d->count : d->size == 8 ? 2 : 1;
+    bool data1 = false, dst = false, data0 = true;
+    unsigned ndst = dw;
+    switch (d->kind) {
+    case DS_K_READ: data0 = false; dst = true; break;
+    case DS_K_WRITE: break;
+    case DS_K_READ2: data0 = false; dst = true; ndst = 2 * dw; break;
+    case DS_K_WRITE2: data1 = true; break;
+    case DS_K_WRXCHG2: data1 = dst = true; ndst = 2 * dw; break;
+    case DS_K_FLOAT: data1 = d->fop == 3; dst = d->ret; break;
+    case DS_K_MSKOR: data1 = true; dst = d->ret; break;
+    case DS_K_ATOMIC:
+        data1 = d->atomic == GCN_ATOMIC_CMPSWAP;
+        dst = d->ret;
+        break;
+    default: return MGS_EUNSUPPORTED;
+    }
+    int rc = gcn_vgprs_fit(w, in->addr, 1, "address");
+    if (!rc && data0)
+        rc = gcn_vgprs_fit(w, in->data0, dw, "data0");
+    if (!rc && data1)
+        rc = gcn_vgprs_fit(w, in->data1, dw, "data1");
+    if (!rc && dst)
+        rc = gcn_vgprs_fit(w, in->dst, ndst, "destination");
+    return rc;
+}
+
 int gcn_exec_ds(gcn_wave *w, const gcn_inst *in)
 {
     const gcn_exec_ctx *ctx = w->ctx;
     if (in->gds)
         return MGS_EUNSUPPORTED;
     uint32_t off16 = in->offset | (uint32_t)in->offset1 << 8;
+    int rc;
     switch (in->op) {
     case GCN_OP_DS_NOP: return MGS_OK;
-    case GCN_OP_DS_SWIZZLE_B32: ds_swizzle(w, in, off16); return MGS_OK;
-    case GCN_OP_DS_PERMUTE_B32: ds_permute(w, in, off16, false); return MGS_OK;
-    case GCN_OP_DS_BPERMUTE_B32: ds_permute(w, in, off16, true); return MGS_OK;
-    default: break;
-    }
-    if (w->exec == ~0ull) {
-        int rc = ds_full_wave(w, in);
-        if (rc != DS_SLOW)
+    case GCN_OP_DS_SWIZZLE_B32:
+        if ((rc = gcn_vgprs_fit(w, in->data0, 1, "data")) ||
+            (rc = gcn_vgprs_fit(w, in->dst, 1, "destination")))
             return rc;
+        ds_swizzle(w, in, off16);
+        return MGS_OK;
+    case GCN_OP_DS_PERMUTE_B32:
+    case GCN_OP_DS_BPERMUTE_B32:
+        if ((rc = gcn_vgprs_fit(w, in->addr, 1, "address")) ||
+            (rc = gcn_vgprs_fit(w, in->data0, 1, "data")) ||
+            (rc = gcn_vgprs_fit(w, in->dst, 1, "destination")))
+            return rc;
+        ds_permute(w, in, off16, in->op == GCN_OP_DS_BPERMUTE_B32);
+        return MGS_OK;
+    default: break;
     }
     ds_desc d;
     if (!describe(in->op, &d))
         return MGS_EUNSUPPORTED;
+    if ((rc = ds_regs_fit(w, in, &d)))
+        return rc;
+    if (w->exec == ~0ull) {
+        rc = ds_full_wave(w, in);
+        if (rc != DS_SLOW)
+            return rc;
+    }
     int fast = ds_fast(w, in, &d);
     if (fast != 1)
         return fast;

@@ -22,6 +22,7 @@
 
 #include "gcn3/emu.h"
 #include "gcn3/emu_atomic.h"
+#include "gcn3/exec.h"
 #include "mgsim/errors.h"
 
 #include <string.h>
@@ -269,7 +270,10 @@ static int plan_mubuf(gcn_wave *w, const gcn_inst *in, gcn_mem_plan *p)
     buf_rsrc r;
     read_rsrc(w, in->srsrc, &r);
     uint32_t soffset = gcn_read_s32(w, in->soffset, in->literal);
-    const uint32_t *v0 = vrow(w, in->addr), *v1 = vrow(w, in->addr + 1);
+    /* Address VGPRs exist only as far as idxen/offen use them (checked). */
+    const uint32_t *v0 = in->idxen || in->offen ? vrow(w, in->addr) : NULL;
+    const uint32_t *v1 = in->idxen && in->offen ? vrow(w, in->addr + 1)
+                                                : v0;
     const bool structured = r.stride != 0 || in->idxen || r.add_tid;
     const bool atomic = p->kind == GCN_MEM_ATOMIC;
     const uint64_t exec = w->exec;
@@ -312,6 +316,38 @@ static int plan_mubuf(gcn_wave *w, const gcn_inst *in, gcn_mem_plan *p)
     return MGS_OK;
 }
 
+/* Every VGPR the instruction reads or writes lies inside the wave's
+** allocation (a mutated or hostile kernel may name v254 with 16
+** allocated): address, data (stores, atomics: twice for compare-swap)
+** and destination (loads, returning atomics). */
+static int vector_regs_fit(const gcn_wave *w, const gcn_inst *in,
+                           const gcn_mem_plan *p)
+{
+    bool atomic = p->kind == GCN_MEM_ATOMIC;
+    unsigned rows = atomic ? p->elem_bytes / 4u : p->nelem;
+    unsigned naddr = in->fmt == GCN_FMT_FLAT ? 2
+                     : in->idxen && in->offen ? 2
+                     : in->idxen || in->offen ? 1 : 0;
+    unsigned data = in->data0;
+    unsigned dst = in->fmt == GCN_FMT_FLAT ? in->dst : in->data0;
+    int rc = 0;
+    if (naddr)
+        rc = gcn_vgprs_fit(w, in->addr, naddr, "address");
+    if (!rc && p->kind == GCN_MEM_STORE)
+        rc = gcn_vgprs_fit(w, data, rows, "store data");
+    if (!rc && atomic) {
+        bool cmpswap =
+            gcn_atomic_kind_of(in->op) == GCN_ATOMIC_CMPSWAP;
+        rc = gcn_vgprs_fit(w, data, cmpswap ? 2 * rows : rows,
+                           "atomic data");
+    }
+    if (!rc && (p->kind == GCN_MEM_LOAD || (atomic && in->glc)))
+        rc = gcn_vgprs_fit(w, dst, rows, "destination");
+    if (!rc && in->fmt == GCN_FMT_MUBUF && in->srsrc < 102)
+        rc = gcn_sgprs_fit(w, in->srsrc, 4, "buffer resource");
+    return rc;
+}
+
 int gcn_mem_plan_vector(gcn_wave *w, const gcn_inst *in, gcn_mem_plan *p)
 {
     p->scalar = 0;
@@ -325,9 +361,12 @@ int gcn_mem_plan_vector(gcn_wave *w, const gcn_inst *in, gcn_mem_plan *p)
         p->returns = 0;
         return MGS_OK;
     }
-    int rc = in->fmt == GCN_FMT_FLAT    ? plan_flat(w, in, p)
-             : in->fmt == GCN_FMT_MUBUF ? plan_mubuf(w, in, p)
-                                        : MGS_EUNSUPPORTED;
+    int rc = vector_regs_fit(w, in, p);
+    if (rc)
+        return rc;
+    rc = in->fmt == GCN_FMT_FLAT    ? plan_flat(w, in, p)
+         : in->fmt == GCN_FMT_MUBUF ? plan_mubuf(w, in, p)
+                                    : MGS_EUNSUPPORTED;
     p->returns = p->ret_lanes != 0;
     return rc;
 }
@@ -377,6 +416,15 @@ int gcn_mem_plan_scalar(gcn_wave *w, const gcn_inst *in, gcn_mem_plan *p)
     }
     /* ISA 12.6: address = base + offset, dword aligned; the offset is the
     ** immediate when imm = 1, else the SGPR in soffset. */
+    int rc = 0;
+    if (in->addr < 102)
+        rc = gcn_sgprs_fit(w, in->addr, buffer ? 4 : 2,
+                           buffer ? "buffer resource" : "base address");
+    if (!rc && in->data0 < 102)
+        rc = gcn_sgprs_fit(w, in->data0, n,
+                           store ? "store data" : "destination");
+    if (rc)
+        return rc;
     uint64_t base = gcn_read_s64(w, in->addr, 0, false);
     if (buffer) /* V# dwords 0-1: base address bits 47:0 */
         base &= 0xffffffffffffull;

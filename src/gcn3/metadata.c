@@ -244,7 +244,9 @@ static int parse_arg(const md_ctx *c, const msgpack_object *a, uint32_t idx,
         return bad_field(c, ".value_kind", "a string");
     if (!gcn_metadata_arg_kind(vk->via.str.ptr, vk->via.str.size,
                                &arg->kind))
-        return mgs_error_set(MGS_EUNSUPPORTED,
+        /* A property of the input file, found when loading it: exit 2
+        ** like any other code object mgsim cannot use (docs/cli.md). */
+        return mgs_error_set(MGS_EFORMAT,
                              "%s: kernel %s argument %u has value_kind "
                              "'%.*s', which mgsim cannot pass",
                              c->what, c->kernel, idx,

@@ -76,9 +76,6 @@ int dram_config_validate(const dram_config *c)
         return invalid("bytes_per_cycle", "must be >= 1");
     if (c->period < 1)
         return invalid("period", "must be >= 1 ps");
-    if ((uint64_t)c->burst_bytes * c->period % c->bytes_per_cycle)
-        return invalid("bytes_per_cycle",
-                       "must give a whole number of ps per burst");
     if (c->tRAS < c->tRCD)
         return invalid("tRAS", "must be >= tRCD");
     if (c->tREFI && c->tRFC >= c->tREFI)
@@ -108,7 +105,10 @@ void dram_timing_derive(dram_timing *t, const dram_config *c)
     t->tRFC = c->tRFC * p;
     t->tREFI = c->tREFI * p;
     t->ctrl = c->ctrl_latency * p;
-    t->burst = (mgs_time)c->burst_bytes * p / c->bytes_per_cycle;
+    /* Whole picoseconds: a bus width that does not divide the burst
+    ** evenly rounds the burst time up (never faster than the bus). */
+    t->burst = ((mgs_time)c->burst_bytes * p + c->bytes_per_cycle - 1) /
+               c->bytes_per_cycle;
 }
 
 void dram_map(const dram_config *c, uint64_t paddr, dram_loc *loc)

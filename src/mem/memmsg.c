@@ -10,7 +10,8 @@
 ** Invariants:
 **   - outstanding == allocated - released; mem_pool_free asserts it is 0
 **     (a leaked message is a protocol bug: some component forgot to free a
-**     request or a response it owned).
+**     request or a response it owned). A simulation cut short frees with
+**     mem_pool_free_stopped instead.
 **   - A released message carries MEM_MSG_FREED in base.type until it is
 **     allocated again, so a double release is caught by an assert.
 */
@@ -48,6 +49,13 @@ void mem_pool_free(mem_pool *p)
     if (!p)
         return;
     assert(p->outstanding == 0 && "memory messages leaked");
+    mem_pool_free_stopped(p);
+}
+
+void mem_pool_free_stopped(mem_pool *p)
+{
+    if (!p)
+        return;
     mem_slab *s = p->slabs;
     while (s) {
         mem_slab *n = s->next;

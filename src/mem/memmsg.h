@@ -103,6 +103,10 @@ typedef struct mem_pool mem_pool;
 mem_pool *mem_pool_new(void);
 /* Fails (assert) if messages are still out: every message must come back. */
 void mem_pool_free(mem_pool *p);
+/* For a simulation that stopped early (an error, sim.max_events, the
+** watchdog, a signal): messages still in flight are expected and go with
+** the slabs. */
+void mem_pool_free_stopped(mem_pool *p);
 /* A message of the given type with every field zeroed except mask = all
 ** ones (a write covers its whole access unless a mask is set) and data
 ** (undefined until written). Never fails (grows by slabs). */

@@ -349,11 +349,15 @@ static void handle_eject(noc_net *n, noc_node *y)
            (s = arbitrate(n, y, y->nports, &unused)) >= 0) {
         sim_msg *m = slot_head(n, y, (uint32_t)s);
         sim_port *orig_src = m->src;
-        if (port_send(&y->host, m) == MGS_EBUSY) {
+        int rc = port_send(&y->host, m);
+        /* port_send stamps m->src even when it refuses: restore it in both
+        ** cases, or a refused message would be retried (and answered) as
+        ** if the endpoint itself had sent it. */
+        m->src = orig_src; /* the receiver sees the real sender */
+        if (rc == MGS_EBUSY) {
             y->eject_blocked = true; /* notify_port_free resumes */
             return;
         }
-        m->src = orig_src; /* the receiver sees the real sender */
         (void)pop_input(n, y, (uint32_t)s);
         n->in_flight--;
         y->rr[y->nports] = (uint32_t)s + 1 == nslots ? 0 : (uint32_t)s + 1;

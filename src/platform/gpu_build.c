@@ -120,6 +120,13 @@ void gpu_build_config_from(gpu_build_config *c, const mgs_config *k)
     c->cu.wf_slots_per_simd = (uint32_t)k->gpu_wf_slots_per_simd;
     uint32_t line = (uint32_t)k->gpu_cache_line;
     c->l1v.line = c->l1s.line = c->l1i.line = c->l2.line = line;
+    /* A request never crosses a line of the cache it goes to (the cache
+    ** asserts it): instruction fetches and coalesced vector/scalar requests
+    ** are 64 B, or one line when lines are smaller. */
+    if (c->cu.fetch_line > line)
+        c->cu.fetch_line = line;
+    if (c->cu.vmem_line > line)
+        c->cu.vmem_line = line;
     c->l1v.size = k->gpu_l1v_size;
     c->l1v.ways = (uint32_t)k->gpu_l1v_ways;
     c->l1s.size = k->gpu_l1s_size;
@@ -186,6 +193,17 @@ static void set_periods(gpu_build_config *c)
     c->rdma.line = c->l2.line;
 }
 
+/* A component refused a value: the message names the user's keys first
+** ("gpu.l2_size, gpu.l2_ways, ...: cache ..."); keeps rc's exit class
+** as a configuration error. */
+static int keyed(int rc, const char *keys)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", mgs_error_msg());
+    (void)rc;
+    return mgs_error_set(MGS_ECONFIG, "%s: %s", keys, msg);
+}
+
 int gpu_build_config_validate(const gpu_build_config *c0)
 {
     gpu_build_config c = *c0;
@@ -207,23 +225,63 @@ int gpu_build_config_validate(const gpu_build_config *c0)
                              "power of two >= the cache line",
                              (unsigned long long)c.l2_interleave);
     if (c.mem_bytes / c.l2_banks < c.l2_interleave)
-        return mgs_error_set(MGS_ECONFIG, "memory per GPU too small for %u "
-                             "DRAM channels", c.l2_banks);
+        return mgs_error_set(MGS_ECONFIG, "platform.mem_per_gpu (%llu) is "
+                             "too small for gpu.l2_banks = %u DRAM channels "
+                             "of l2.interleave = %llu bytes",
+                             (unsigned long long)c.mem_bytes, c.l2_banks,
+                             (unsigned long long)c.l2_interleave);
+    if (c.l2.line < 16 || c.l2.line > MEM_LINE_MAX ||
+        (c.l2.line & (c.l2.line - 1)))
+        return mgs_error_set(MGS_ECONFIG, "gpu.cache_line = %u: must be a "
+                             "power of 2 in 16B..%uB", c.l2.line,
+                             MEM_LINE_MAX);
     int rc;
     if ((rc = cp_config_validate(&c.cp)) || (rc = cu_config_validate(&c.cu)))
-        return rc;
+        return keyed(rc, "gpu.simds_per_cu, gpu.wf_slots_per_simd, cp.*");
+    /* The user's keys behind each component, so that a value the
+    ** component refuses is reported by the names the user set. */
+    static const char *const cache_keys[4][2] = {
+        {"gpu.l1v_size", "gpu.l1v_ways"}, {"gpu.l1s_size", "gpu.l1s_ways"},
+        {"gpu.l1i_size", "gpu.l1i_ways"}, {"gpu.l2_size", "gpu.l2_ways"}};
     const cache_config *caches[] = {&c.l1v, &c.l1s, &c.l1i, &c.l2};
-    for (size_t i = 0; i < 4; i++)
-        if ((rc = cache_config_validate(caches[i])))
-            return rc;
-    if ((rc = tlb_config_validate(&c.l1_tlb)) ||
-        (rc = tlb_config_validate(&c.l2_tlb)) ||
-        (rc = xlat_config_validate(&c.xlat)) ||
-        (rc = mmu_config_validate(&c.mmu)) ||
-        (rc = dram_config_validate(&c.dram)))
-        return rc;
+    for (size_t i = 0; i < 4; i++) {
+        const cache_config *cc = caches[i];
+        uint64_t blocks = cc->size / cc->line;
+        if (cc->ways && cc->ways <= blocks &&
+            (blocks % cc->ways ||
+             (blocks / cc->ways & (blocks / cc->ways - 1)) != 0))
+            return mgs_error_set(MGS_ECONFIG, "%s = %u with %s = %llu and "
+                                 "gpu.cache_line = %u: the number of sets "
+                                 "(%llu lines / %u ways) must be a whole "
+                                 "power of 2", cache_keys[i][1], cc->ways,
+                                 cache_keys[i][0],
+                                 (unsigned long long)cc->size, cc->line,
+                                 (unsigned long long)blocks, cc->ways);
+        if (cc->ways > blocks)
+            return mgs_error_set(MGS_ECONFIG, "%s = %u exceeds the %llu "
+                                 "lines of %s = %llu (gpu.cache_line = %u)",
+                                 cache_keys[i][1], cc->ways,
+                                 (unsigned long long)blocks, cache_keys[i][0],
+                                 (unsigned long long)cc->size, cc->line);
+        if ((rc = cache_config_validate(cc))) {
+            char keys[128];
+            snprintf(keys, sizeof keys, "%s, %s, gpu.cache_line%s",
+                     cache_keys[i][0], cache_keys[i][1],
+                     i == 3 ? ", l2.mshrs" : "");
+            return keyed(rc, keys);
+        }
+    }
+    if ((rc = tlb_config_validate(&c.l1_tlb)))
+        return keyed(rc, "gpu.l1_tlb_ways, gpu.page_size");
+    if ((rc = tlb_config_validate(&c.l2_tlb)))
+        return keyed(rc, "gpu.l2_tlb_sets, gpu.l2_tlb_ways, gpu.page_size");
+    if ((rc = xlat_config_validate(&c.xlat)) ||
+        (rc = mmu_config_validate(&c.mmu)))
+        return keyed(rc, "tlb.*, gpu.page_size");
+    if ((rc = dram_config_validate(&c.dram)))
+        return keyed(rc, "dram.*, gpu.l2_banks, l2.interleave");
     if (c.with_rdma && (rc = rdma_config_validate(&c.rdma)))
-        return rc;
+        return keyed(rc, "gpu.cache_line");
     const sim_conn_config *conns[] = {&c.sa_net, &c.xbar, &c.mem_net,
                                       &c.tlb_net, &c.ctrl_net};
     for (size_t i = 0; i < 5; i++)

@@ -94,6 +94,19 @@ int mgs_db_open(const char *path, mgs_db **out)
         sqlite3_close(h);
         return rc;
     }
+    /* Writability now, not after the simulation: sqlite opens a file it
+    ** may not write read-only without a word, and a read-only directory
+    ** or file system shows only when a write lock is taken. */
+    if (sqlite3_db_readonly(h, "main") == 1 ||
+        sqlite3_exec(h, "BEGIN IMMEDIATE; ROLLBACK;", NULL, NULL, NULL) !=
+            SQLITE_OK) {
+        rc = sqlite3_db_readonly(h, "main") == 1
+                 ? mgs_error_set(MGS_EDB, "results database %s: read-only",
+                                 path)
+                 : db_error(h, path, "cannot write");
+        sqlite3_close(h);
+        return rc;
+    }
     mgs_db *db = MGS_NEW(mgs_db);
     db->h = h;
     db->path = mgs_xstrdup(path);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The run columns exported, in order (config_text only in JSON). */
@@ -187,9 +188,14 @@ int mgs_db_export(const char *path, mgs_export_format fmt, FILE *out)
 {
     if (access(path, R_OK) != 0)
         return mgs_error_set(MGS_ENOENT, "no results database %s", path);
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return mgs_error_set(MGS_EFORMAT, "%s is not a results database "
+                             "(not a regular file)", path);
     sqlite3 *h = NULL;
     if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        int rc = mgs_error_set(MGS_EDB, "results database %s: cannot open: %s",
+        /* The input cannot be read as a database: bad input (exit 2). */
+        int rc = mgs_error_set(MGS_EFORMAT, "results database %s: cannot open: %s",
                                path, h ? sqlite3_errmsg(h) : "out of memory");
         sqlite3_close(h);
         return rc;

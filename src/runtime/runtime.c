@@ -52,10 +52,12 @@
 #include "mgsim/errors.h"
 #include "runtime/devmem.h"
 #include "runtime/timing.h"
+#include "util/interrupt.h"
 #include "util/xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct mgs_kernel {
     const gcn_kernel *k;        /* owned by the module's code object */
@@ -109,6 +111,102 @@ void mgs_rt_options_default(mgs_rt_options *o)
     o->num_gpus = 1;
     o->mem_per_gpu = 4ull << 30;
     o->platform = NULL;
+}
+
+/* ---- up-front checks -------------------------------------------------- */
+
+/* The platform the options describe (timing mode). */
+static int platform_of(const mgs_rt_options *o, platform_config *pc)
+{
+    platform_config_default(pc);
+    if (o->config)
+        platform_config_from(pc, o->config);
+    pc->ngpus = (uint32_t)o->num_gpus;
+    if (o->platform) {
+        int type = platform_type_parse(o->platform);
+        if (type < 0)
+            return mgs_error_set(MGS_ECONFIG, "unknown platform '%s'",
+                                 o->platform);
+        pc->type = (platform_type)type;
+    }
+    return MGS_OK;
+}
+
+/* Host bytes of one cache of `size` bytes: data plus about 16 bytes of tag,
+** state and replacement per line. */
+static uint64_t cache_host_bytes(uint64_t size, uint32_t line)
+{
+    return size + (line ? size / line * 16 : 0);
+}
+
+/* Host memory the timing model's structures take, estimated from the
+** configuration (the largest terms: caches, TLBs, per-wave register files;
+** about 48 bytes per TLB entry, 16 KB of register file per wave slot, the
+** vector registers of a typical kernel), plus a fixed 64 MB. */
+static uint64_t model_host_bytes(const platform_config *pc)
+{
+    const gpu_build_config *g = &pc->gpu;
+    uint64_t cus = g->num_cus, sas = g->cus_per_sa ? cus / g->cus_per_sa : 1;
+    uint64_t b = cus * cache_host_bytes(g->l1v.size, g->l1v.line) +
+                 sas * (cache_host_bytes(g->l1s.size, g->l1s.line) +
+                        cache_host_bytes(g->l1i.size, g->l1i.line)) +
+                 (uint64_t)g->l2_banks * cache_host_bytes(g->l2.size,
+                                                          g->l2.line);
+    uint64_t tlb_entries = (cus + 2 * sas) * (uint64_t)g->l1_tlb.sets *
+                               g->l1_tlb.ways +
+                           (uint64_t)g->l2_tlbs * g->l2_tlb.sets *
+                               g->l2_tlb.ways;
+    b += tlb_entries * 48;
+    b += cus * g->cu.num_simds * g->cu.wf_slots_per_simd * 16384ull;
+    return b * pc->ngpus + (64ull << 20);
+}
+
+/* The budget: sim.host_memory_limit, or (0) 80 % of physical memory. */
+static uint64_t host_budget(const struct mgs_config *cfg)
+{
+    if (cfg && cfg->sim_host_memory_limit)
+        return cfg->sim_host_memory_limit;
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || psize <= 0)
+        return UINT64_MAX;      /* unknown: let the allocations decide */
+    return (uint64_t)pages * (uint64_t)psize / 5 * 4;
+}
+
+int mgs_rt_check(const mgs_rt_options *o, uint64_t device_bytes)
+{
+    uint64_t have = (uint64_t)o->num_gpus * o->mem_per_gpu;
+    if (device_bytes > have)
+        return mgs_error_set(MGS_ENOMEM, "out of device memory: the "
+                             "workload needs %llu MiB, the platform has "
+                             "%llu MiB (platform.mem_per_gpu x %d GPU%s)",
+                             (unsigned long long)(device_bytes >> 20),
+                             (unsigned long long)(have >> 20), o->num_gpus,
+                             o->num_gpus == 1 ? "" : "s");
+    /* Inputs, result and CPU reference on the host (up to 3x the device
+    ** footprint, wl_util.h) plus the device pages' backing. */
+    uint64_t need = 4 * device_bytes, model = 0;
+    if (o->mode == MGS_MODE_TIMING) {
+        platform_config pc;
+        int rc = platform_of(o, &pc);
+        if (rc)
+            return rc;
+        pc.gpu.mem_bytes = o->mem_per_gpu;
+        if ((rc = platform_config_validate(&pc)))
+            return rc;
+        model = model_host_bytes(&pc);
+        need += model;
+    }
+    uint64_t budget = host_budget(o->config);
+    if (need > budget)
+        return mgs_error_set(MGS_ECONFIG, "host memory: this run needs about "
+                             "%llu MiB (model structures %llu MiB, workload "
+                             "data %llu MiB), over the budget of %llu MiB "
+                             "(sim.host_memory_limit; 0 = 80%% of physical "
+                             "memory)", (unsigned long long)(need >> 20),
+                             (unsigned long long)(model >> 20),
+                             (unsigned long long)((need - model) >> 20),
+                             (unsigned long long)(budget >> 20));
+    return MGS_OK;
 }
 
 int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out)
@@ -455,16 +553,22 @@ typedef struct launch_bufs {
 } launch_bufs;
 
 /* After a synchronisation (or before anything was posted). The kernel may
-** have written scratch, so it goes through free_range; the others were
-** only read. */
-static void free_bufs(mgs_rt *rt, launch_bufs *b)
+** have written scratch, so after a successful run it goes through
+** free_range (its lines leave the caches); the others were only read.
+** After a failure nothing more is simulated (the first error stays). */
+static void free_bufs_after(mgs_rt *rt, launch_bufs *b, bool ran_ok)
 {
     mgs_dptr *all[] = {&b->kernarg, &b->packet, &b->queue};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (*all[i])
             mgs_devmem_free_range(&rt->mem, *all[i]);
-    if (b->scratch && free_range(rt, b->scratch))
+    if (b->scratch && (!ran_ok || free_range(rt, b->scratch)))
         mgs_devmem_free_range(&rt->mem, b->scratch);
+}
+
+static void free_bufs(mgs_rt *rt, launch_bufs *b)
+{
+    free_bufs_after(rt, b, false);
 }
 
 static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
@@ -548,7 +652,9 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
         .dispatch_va = b->packet, .queue_va = b->queue,
         .dispatch_id = rt->next_dispatch_id++, .scratch_va = b->scratch,
         .private_size = priv, .mem_ops = &mgs_devmem_view_ops,
-        .mem = &rt->view};
+        .mem = &rt->view,
+        .max_wave_insts = rt->opt.config ? rt->opt.config->sim_max_wave_insts
+                                         : 0};
     rt->view = (mgs_devmem_view){.mem = &rt->mem, .gpu = home};
     memcpy(el->grid, l->grid, sizeof el->grid);
     memcpy(el->block, l->block, sizeof el->block);
@@ -570,7 +676,7 @@ static int timing_sync(mgs_rt *rt)
     for (uint32_t i = 0; i < platform_num_gpus(p); i++)
         rt->gpu_wgs[i] += mgs_timing_last_wgs(rt->timing, i);
     for (size_t i = 0; i < rt->npending; i++)
-        free_bufs(rt, &rt->pending[i]);
+        free_bufs_after(rt, &rt->pending[i], rc == MGS_OK);
     rt->npending = 0;
     return rc;
 }
@@ -583,35 +689,37 @@ static int timing_ensure(mgs_rt *rt)
 {
     if (!rt->timing) {
         platform_config pc;
-        platform_config_default(&pc);
-        if (rt->opt.config)
-            platform_config_from(&pc, rt->opt.config);
-        pc.ngpus = (uint32_t)rt->opt.num_gpus;
-        if (rt->opt.platform) {
-            int type = platform_type_parse(rt->opt.platform);
-            if (type < 0)
-                return mgs_error_set(MGS_ECONFIG, "unknown platform '%s'",
-                                     rt->opt.platform);
-            pc.type = (platform_type)type;
-        }
-        int rc = mgs_timing_new_platform(&pc, &rt->mem, rt->opt.stats,
-                                         &rt->timing);
+        int rc = platform_of(&rt->opt, &pc);
         if (rc)
             return rc;
+        rc = mgs_timing_new_platform(&pc, &rt->mem, rt->opt.stats,
+                                     &rt->timing);
+        if (rc)
+            return rc;
+        if (rt->opt.config)
+            eng_set_limits(mgs_timing_engine(rt->timing),
+                           rt->opt.config->sim_max_events,
+                           rt->opt.config->sim_watchdog);
     }
     return MGS_OK;
 }
 
+/* Takes ownership of bufs whatever happens: they are freed here on an
+** error before the post, and by the timing_sync that collects the launch
+** once posted (so the caller never frees them: a second free would replace
+** the real error with "not the start of a live allocation"). */
 static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
-                         const launch_bufs *bufs)
+                         launch_bufs *bufs)
 {
     int rc = timing_ensure(rt);
-    if (rc)
+    if (!rc && mgs_timing_would_block(rt->timing, gpu))
+        rc = timing_sync(rt);
+    if (!rc)
+        rc = mgs_timing_post(rt->timing, gpu, el);
+    if (rc) {
+        free_bufs(rt, bufs);
         return rc;
-    if (mgs_timing_would_block(rt->timing, gpu) && (rc = timing_sync(rt)))
-        return rc;
-    if ((rc = mgs_timing_post(rt->timing, gpu, el)))
-        return rc;
+    }
     if (rt->npending == rt->pending_cap) {
         rt->pending_cap = rt->pending_cap ? 2 * rt->pending_cap : 16;
         rt->pending = mgs_xrealloc(rt->pending,
@@ -660,8 +768,6 @@ int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l)
     }
     if (rt->opt.mode == MGS_MODE_TIMING) {
         rc = launch_timing(rt, l->gpu, &el, &bufs);
-        if (rc)
-            free_bufs(rt, &bufs);
         if (!rc && rt->hook)
             rt->hook(rt, k, l, rt->hook_user);
         return rc;
@@ -680,6 +786,10 @@ int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l)
         for (uint32_t y = 0; y < ng[1] && !rc; y++)
             for (uint32_t x = 0; x < ng[0]; x++) {
                 uint32_t id[3] = {x, y, z};
+                if (mgs_interrupted()) {
+                    rc = mgs_interrupt_error("between work-groups");
+                    break;
+                }
                 int g = l->gpu >= 0 ? l->gpu
                                     : (int)(done * (uint64_t)ngpus / total);
                 rt->view.gpu = g;    /* it translates with its GPU's table */

@@ -75,6 +75,7 @@ struct mgs_timing {
     ** else that could touch them (apply_pending). */
     coh_sync pending[TM_MAX_GPUS];
     uint64_t maintenance;     /* maintenance-only runs (statistics) */
+    bool stopped;             /* a run ended early: messages may be out */
 };
 
 /* ---- driver ---- */
@@ -127,7 +128,8 @@ static bool drv_busy(const sim_comp *c)
     for (uint32_t i = 0; i < d->n; i++)
         if (d->to_send[i] || (d->with_dma && d->next_cmd[i] < d->ncmds))
             return true;
-    return false;
+    /* Sent copy commands not yet answered: an engine lost track of them. */
+    return d->with_dma && d->cmds_done < d->ncmds;
 }
 
 static const sim_comp_ops drv_ops = {
@@ -237,7 +239,10 @@ void mgs_timing_free(mgs_timing *t)
     free(t->drv.cmds);
     free(t->drv.cmd_model);
     comp_fini(&t->drv.base);
-    mem_pool_free(t->pool);
+    if (t->stopped)
+        mem_pool_free_stopped(t->pool);
+    else
+        mem_pool_free(t->pool);
     eng_free(t->eng);
     for (size_t i = 0; i < t->ncodes; i++)
         mgs_devmem_free_range(t->mem, t->codes[i].va);
@@ -351,11 +356,21 @@ static void prepare_sync(mgs_timing *t, uint32_t i, const coh_sync *s)
     l->release = *s;
 }
 
+/* eng_run, remembering a run that ended early (an error, a limit, a
+** stop request) so that teardown expects messages still in flight. */
+static int tm_run(mgs_timing *t)
+{
+    int rc = eng_run(t->eng);
+    if (rc || eng_stop_requested(t->eng))
+        t->stopped = true;
+    return rc;
+}
+
 /* Runs the engine until every posted launch answered. */
 static int run_posted(mgs_timing *t, const bool *posted)
 {
     comp_wake(&t->drv.base);
-    int rc = eng_run(t->eng);
+    int rc = tm_run(t);
     if (rc) {
         /* MGSIM_DUMP=1: print every component's state for debugging. */
         const char *dump = getenv("MGSIM_DUMP");
@@ -364,7 +379,7 @@ static int run_posted(mgs_timing *t, const bool *posted)
         return rc;
     }
     for (uint32_t i = 0; i < t->nmodels; i++)
-        if (posted[i] && !t->drv.done[i])
+        if (posted[i] && !t->drv.done[i] && (t->stopped = true))
             return mgs_error_set(MGS_EINTERNAL, "timing: the engine stopped "
                                  "before command processor %u finished", i);
     return MGS_OK;
@@ -670,13 +685,15 @@ int mgs_timing_copy(mgs_timing *t, mgs_timing_copy_kind kind, uint64_t dst,
     }
     mgs_time start = eng_now(t->eng);
     comp_wake(&d->base);
-    int rc = eng_run(t->eng);
+    int rc = tm_run(t);
     if (rc)
         return rc;
-    if (d->cmds_done != d->ncmds)
+    if (d->cmds_done != d->ncmds) {
+        t->stopped = true;
         return mgs_error_set(MGS_EINTERNAL, "timing: the engine stopped with "
                              "%zu of %zu copy commands unanswered",
                              d->ncmds - d->cmds_done, d->ncmds);
+    }
     for (size_t k = 0; k < d->ncmds; k++)
         if (d->cmds[k].status != MGS_OK)
             return mgs_error_set(MGS_ESIM, "timing: DMA copy of %llu bytes "

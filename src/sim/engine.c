@@ -21,6 +21,7 @@
 
 #include "mgsim/errors.h"
 #include "sim/port.h"
+#include "util/interrupt.h"
 #include "util/xmalloc.h"
 
 /* How often (events) the run loop looks at the wall clock when only a
@@ -31,6 +32,8 @@ void eng_config_default(sim_engine_config *cfg)
 {
     cfg->livelock_events = 10u * 1000u * 1000u;
     cfg->queue_hint = 1024;
+    cfg->max_events = 0;     /* no limit */
+    cfg->watchdog = 0;       /* off; the runtime sets sim.watchdog */
 }
 
 sim_engine *eng_new(const sim_engine_config *cfg)
@@ -62,6 +65,17 @@ size_t eng_pending(const sim_engine *e) { return evq_count(&e->q); }
 void eng_stop(sim_engine *e) { e->stop = true; }
 bool eng_stop_requested(const sim_engine *e) { return e->stop; }
 void eng_note_progress(sim_engine *e) { e->same_time_events = 0; }
+void eng_note_forward(sim_engine *e)
+{
+    eng_note_forward_(e->now, &e->forward_time, e->events,
+                      &e->forward_events);
+}
+
+void eng_set_limits(sim_engine *e, uint64_t max_events, mgs_time watchdog)
+{
+    e->cfg.max_events = max_events;
+    e->cfg.watchdog = watchdog;
+}
 
 void eng_register_comp_(sim_engine *e, sim_comp *c)
 {
@@ -134,12 +148,15 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Events until the next progress_check: the next report, the next look at
+** the wall clock, and at least every PROGRESS_WALL_CHECK_EVENTS events a
+** look at the interrupt flag (util/interrupt.h). */
 static uint64_t progress_countdown(const sim_engine *e)
 {
     uint64_t n = UINT64_MAX;
     if (e->progress_every)
         n = e->progress_next_events - e->events;
-    if (e->progress_wall_s > 0 && n > PROGRESS_WALL_CHECK_EVENTS)
+    if (n > PROGRESS_WALL_CHECK_EVENTS)
         n = PROGRESS_WALL_CHECK_EVENTS;
     return n ? n : 1;
 }
@@ -175,8 +192,10 @@ static void progress_report(sim_engine *e, double wall)
 /* Called when progress_countdown reaches 0. */
 static void progress_check(sim_engine *e)
 {
+    if (MGS_UNLIKELY(mgs_interrupted()))
+        e->stop = e->interrupted = true;
     if (!e->progress_fn) {
-        e->progress_countdown = UINT64_MAX;
+        e->progress_countdown = PROGRESS_WALL_CHECK_EVENTS;
         return;
     }
     bool due = false;
@@ -298,28 +317,81 @@ static int fail_deadlock(sim_engine *e, const char *what)
                          (unsigned long long)e->events, diag);
 }
 
-static int check_idle(sim_engine *e)
+size_t eng_busy_list(const sim_engine *e, char *buf, size_t n,
+                     size_t max_items)
 {
-    char what[256];
     size_t len = 0;
     uint32_t busy = 0;
+    if (n)
+        buf[0] = '\0';
     for (uint32_t i = 0; i < e->ncomps; i++) {
         const sim_comp *c = e->comps[i];
         if (!c->ops->busy || !c->ops->busy(c))
             continue;
-        if (busy == 0)
-            appendf(what, sizeof what, &len,
-                    "deadlock: event queue empty while %s", c->name);
-        else if (busy < 3)
-            appendf(what, sizeof what, &len, ", %s", c->name);
+        if (busy < max_items)
+            appendf(buf, n, &len, "%s%s", busy ? ", " : "", c->name);
         busy++;
     }
     if (busy == 0)
+        appendf(buf, n, &len, "nothing");
+    else if (busy > max_items)
+        appendf(buf, n, &len, " and %u more", busy - (uint32_t)max_items);
+    return len;
+}
+
+static uint32_t busy_count(const sim_engine *e)
+{
+    uint32_t busy = 0;
+    for (uint32_t i = 0; i < e->ncomps; i++) {
+        const sim_comp *c = e->comps[i];
+        busy += c->ops->busy && c->ops->busy(c);
+    }
+    return busy;
+}
+
+static int check_idle(sim_engine *e)
+{
+    uint32_t busy = busy_count(e);
+    if (busy == 0)
         return MGS_OK;
-    if (busy > 3)
-        appendf(what, sizeof what, &len, " and %u more", busy - 3);
-    appendf(what, sizeof what, &len, " %s pending work",
-            busy == 1 ? "has" : "have");
+    char list[200], what[256];
+    eng_busy_list(e, list, sizeof list, 3);
+    snprintf(what, sizeof what, "deadlock: event queue empty while %s %s "
+             "pending work", list, busy == 1 ? "has" : "have");
+    return fail_deadlock(e, what);
+}
+
+/* A signal asked the run to stop (util/interrupt.h). */
+static int fail_interrupted(sim_engine *e)
+{
+    char where[96];
+    snprintf(where, sizeof where, "at t=%llu ps after %llu events",
+             (unsigned long long)e->now, (unsigned long long)e->events);
+    return mgs_interrupt_error(where);
+}
+
+/* sim.max_events reached: name what was still busy. */
+static int fail_max_events(sim_engine *e)
+{
+    char list[200];
+    eng_busy_list(e, list, sizeof list, 4);
+    return mgs_error_set(MGS_ELIMIT, "sim.max_events: stopped after %llu "
+                         "events at t=%llu ps; still busy: %s",
+                         (unsigned long long)e->events,
+                         (unsigned long long)e->now, list);
+}
+
+/* sim.watchdog: events kept firing but nothing moved for too long. */
+static int fail_watchdog(sim_engine *e, mgs_time t)
+{
+    char list[200], what[400];
+    eng_busy_list(e, list, sizeof list, 4);
+    snprintf(what, sizeof what,
+             "livelock (sim.watchdog = %llu ps): %llu events over %llu ps "
+             "consumed no message; still busy: %s",
+             (unsigned long long)e->cfg.watchdog,
+             (unsigned long long)(e->events - e->forward_events),
+             (unsigned long long)(t - e->forward_time), list);
     return fail_deadlock(e, what);
 }
 
@@ -349,12 +421,30 @@ static int run_loop(sim_engine *e, mgs_time limit, bool to_completion)
 {
     e->stop = false;
     const uint64_t livelock = e->cfg.livelock_events;
+    const uint64_t max_events = e->cfg.max_events ? e->cfg.max_events
+                                                  : UINT64_MAX;
+    const mgs_time watchdog = e->cfg.watchdog;
+    /* A fresh run (or an idle gap between runs) is not a stall. */
+    eng_note_forward(e);
+    if (MGS_UNLIKELY(mgs_interrupted())) {
+        e->stop = e->interrupted = true;
+        return fail_interrupted(e);
+    }
     while (evq_count(&e->q)) {
         if (evq_min_time(&e->q) > limit)
             return MGS_OK;
+        if (MGS_UNLIKELY(e->events >= max_events))
+            return fail_max_events(e);
         mgs_time t;
         sim_event *ev = evq_pop(&e->q, &t);
         if (t != e->now) {
+            if (MGS_UNLIKELY(watchdog && t - e->forward_time > watchdog &&
+                             e->events - e->forward_events >
+                                 ENG_WATCHDOG_MIN_EVENTS)) {
+                ev->scheduled = false;
+                eng_schedule_any_(e, ev, t);
+                return fail_watchdog(e, t);
+            }
             e->now = t;
             e->same_time_events = 0;
         } else if (MGS_UNLIKELY(++e->same_time_events > livelock &&
@@ -385,7 +475,7 @@ static int run_loop(sim_engine *e, mgs_time limit, bool to_completion)
         if (MGS_UNLIKELY(--e->progress_countdown == 0))
             progress_check(e);
         if (MGS_UNLIKELY(e->stop))
-            return MGS_OK;
+            return e->interrupted ? fail_interrupted(e) : MGS_OK;
     }
     return to_completion ? check_idle(e) : MGS_OK;
 }

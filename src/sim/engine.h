@@ -20,11 +20,14 @@
 **     must outlive every eng_run call. eng_free never touches them.
 **
 ** Stopping. eng_run returns MGS_OK when the queue empties (or eng_stop was
-** requested), or MGS_EDEADLOCK from the progress watchdog:
+** requested), MGS_ELIMIT when cfg.max_events fired, or MGS_EDEADLOCK from
+** the progress watchdog:
 **   - livelock: more than cfg.livelock_events events fired at one simulated
 **     time without any component making progress (eng_note_progress);
 **   - deadlock: the queue emptied while a component still reports pending
-**     work (ops->busy) or a connection still holds undelivered messages.
+**     work (ops->busy) or a connection still holds undelivered messages;
+**   - stall: cfg.watchdog of simulated time passed with events firing but
+**     no message consumed anywhere (see sim_engine_config.watchdog).
 ** Both record one line naming the fullest buffers (eng_diagnose).
 **
 ** Hooks (before/after event, port send/receive, task start/end) are kept
@@ -70,7 +73,20 @@ static inline void eng_event_init(sim_event *ev, sim_comp *comp,
 typedef struct sim_engine_config {
     uint64_t livelock_events; /* events at one time w/o progress; 0 = off */
     size_t queue_hint;        /* initial queue capacity, events */
+    /* Stop with MGS_ELIMIT once this many events fired (sim.max_events;
+    ** 0 = no limit). */
+    uint64_t max_events;
+    /* Watchdog (sim.watchdog; 0 = off): stop with MGS_EDEADLOCK when
+    ** simulated time advanced more than this (ps) while events kept firing
+    ** (more than ENG_WATCHDOG_MIN_EVENTS of them) and no component took a
+    ** message from a port (port_retrieve) or noted forward progress
+    ** (eng_note_forward). A wave spinning on s_branch, a component retrying
+    ** forever or polling an empty queue all end this way; a long quiet
+    ** wait (one far event) does not. */
+    mgs_time watchdog;
 } sim_engine_config;
+
+#define ENG_WATCHDOG_MIN_EVENTS 1000u
 
 void eng_config_default(sim_engine_config *cfg);
 
@@ -101,6 +117,21 @@ bool eng_stop_requested(const sim_engine *e);
 /* Called (by ticks, ports and connections) whenever real work happened;
 ** resets the livelock counter. */
 void eng_note_progress(sim_engine *e);
+/* Forward progress for the watchdog (cfg.watchdog): a message was
+** consumed or a unit of work completed. port_retrieve calls it. */
+static inline void eng_note_forward_(mgs_time now, mgs_time *last_t,
+                                     uint64_t events, uint64_t *last_ev)
+{
+    *last_t = now;
+    *last_ev = events;
+}
+void eng_note_forward(sim_engine *e);
+/* Limits after construction (sim.max_events, sim.watchdog; 0 = off). */
+void eng_set_limits(sim_engine *e, uint64_t max_events, mgs_time watchdog);
+/* Names of up to max_items components that report pending work
+** (ops->busy), "A, B and 3 more", or "nothing"; like snprintf. */
+size_t eng_busy_list(const sim_engine *e, char *buf, size_t n,
+                     size_t max_items);
 
 /* Writes "fullest buffers: A.in 4/4, B.in 3/4, ..." (or "no buffered
 ** messages") into buf, NUL-terminated, buffers sorted by fullness then by

@@ -29,7 +29,10 @@ struct sim_engine {
     sim_comp **comps;        /* registration order; borrowed */
     uint32_t ncomps, comps_cap;
     bool stop;
+    bool interrupted;        /* the stop came from a signal (MGS_EINTR) */
     uint64_t same_time_events; /* since time advanced or progress noted */
+    mgs_time forward_time;     /* last forward progress (watchdog), ps */
+    uint64_t forward_events;   /* e->events at that point */
 
     uint32_t hook_mask;      /* bit per sim_hook_pos with >= 1 hook */
     eng_hook *hooks[SIM_HOOK_POS_COUNT];

@@ -65,7 +65,10 @@ sim_msg *port_retrieve(sim_port *p)
     sim_msg *m = p->buf[p->head];
     p->head = p->head + 1 == p->capacity ? 0 : p->head + 1;
     p->count--;
-    p->comp->eng->same_time_events = 0; /* eng_note_progress */
+    sim_engine *e = p->comp->eng;
+    e->same_time_events = 0; /* eng_note_progress */
+    eng_note_forward_(e->now, &e->forward_time, e->events,
+                      &e->forward_events);
     if (p->blocked)
         conn_port_freed_(p);
     return m;

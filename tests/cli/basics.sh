@@ -9,6 +9,8 @@ for c in run list config export; do expect_in "$OUT" "  $c"; done
 expect_in "$OUT" "Exit codes"
 
 expect_exit 2 "$MGSIM"
+expect_one_error_line
+expect_in "$ERR" "no command given (try 'mgsim --help')"
 expect_exit 2 "$MGSIM" frobnicate
 expect_one_error_line
 expect_in "$ERR" "unknown command 'frobnicate'"

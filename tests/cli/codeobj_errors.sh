@@ -48,6 +48,17 @@ printf '\xdd\xff\xff\xff\xff' | dd of="$tmp/noteclobber.hsaco" bs=1 \
     seek=$((0x200 + 20)) conv=notrunc 2>/dev/null
 expect_fail bad-msgpack "noteclobber.hsaco: metadata note is not valid msgpack" \
     "$tmp/noteclobber.hsaco"
+# An argument kind mgsim cannot pass is a property of the file: exit 2.
+python3 - "$tmp/k.elf" "$tmp/badkind.hsaco" <<'PY'
+import sys
+b = open(sys.argv[1], 'rb').read()
+for k in (b'global_buffer', b'by_value'):
+    if k in b:
+        b = b.replace(k, k[:-1] + b'Q', 1)
+        break
+open(sys.argv[2], 'wb').write(b)
+PY
+expect_fail bad-arg-kind "which mgsim cannot pass" "$tmp/badkind.hsaco"
 # Bundle with a corrupt entry table (entry count 2^40).
 cp "$src" "$tmp/badtable.hsaco"
 printf '\x00\x00\x00\x00\x00\x01' | dd of="$tmp/badtable.hsaco" bs=1 seek=24 \

@@ -155,6 +155,20 @@ static void test_truncates_safely(void **state)
     assert_int_equal(none, 'Z');
 }
 
+/* Register pairs at the end of the scalar operand space (code 127, the
+** high half of exec, as a 64-bit operand) stay inside the name tables
+** (UBSan found an index past the pair table on a mutated code object). */
+static void test_last_sreg_pair(void **state)
+{
+    (void)state;
+    const uint8_t b[] = { 0x80, 0x01, 0xff, 0xbe };   /* s_mov_b64 <127>, 0 */
+    gcn_inst in;
+    assert_int_equal(gcn_decode(b, sizeof b, &in), 4);
+    char buf[64];
+    gcn_disasm(&in, 0, buf, sizeof buf);
+    assert_string_equal(buf, "s_mov_b64 <reg127>, 0");
+}
+
 /* A word the decoder rejects still prints something useful. */
 static void test_invalid_prints_long(void **state)
 {
@@ -196,6 +210,7 @@ int main(void)
         cmocka_unit_test(test_llvm_round_trips),
         cmocka_unit_test(test_truncates_safely),
         cmocka_unit_test(test_invalid_prints_long),
+        cmocka_unit_test(test_last_sreg_pair),
         cmocka_unit_test(test_every_mnemonic_prints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -265,6 +265,47 @@ static void test_initial_state_vecadd(void **state)
     gcn_codeobj_free(co);
 }
 
+/* A register operand beyond the kernel's allocation (8 VGPRs, 32 SGPRs
+** here) ends the wave with MGS_ESIM naming kernel, pc and operand, before
+** any register or memory is touched (was: reads and writes outside the
+** register file, heap-buffer-overflow under ASan). */
+static void test_register_bounds(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t w0, w1;
+        const char *msg;
+    } cases[] = {
+        {0xdc500000u, 0xfe000000u, "destination v254 outside the 8 VGPRs"},
+        {0xdc700000u, 0x0000fe00u, "store data v254 outside"},
+        {0xdd050000u, 0x00000700u, "atomic data v[7:8] outside"},
+        {0xd86c0000u, 0xfe000000u, "destination v254 outside"},
+        {0xd81a0000u, 0x0000c800u, "data0 v200 outside"},
+        {0xd8ee0100u, 0xfc000000u, "destination v[252:255] outside"},
+        {0xe0501000u, 0x8000fe00u, "destination v254 outside"},
+        {0xe0741000u, 0x80000700u, "store data v[7:8] outside"},
+        {0xc00e0702u, 0x00000000u, "destination s[28:35] outside the 32 "
+                                   "SGPRs"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint32_t code[] = {cases[i].w0, cases[i].w1, 0xbf810000u};
+        gcn_kernel k = full_kernel(code, 3);
+        gcn_emu_program p;
+        assert_int_equal(gcn_emu_program_init(&p, &k), MGS_OK);
+        gcn_emu_launch l = launch_of(&p, 64, 1, 1, 64, 1, 1);
+        gcn_emu e;
+        assert_int_equal(gcn_emu_init(&e, &l), MGS_OK);
+        uint32_t id[3] = {0, 0, 0};
+        int rc = gcn_emu_run_workgroup(&e, id);
+        if (rc != MGS_ESIM || !strstr(mgs_error_msg(), cases[i].msg))
+            fail_msg("case %zu: rc %d, \"%s\"", i, rc, mgs_error_msg());
+        assert_non_null(strstr(mgs_error_msg(), "kernel handmade"));
+        assert_non_null(strstr(mgs_error_msg(), "pc 0x1700"));
+        gcn_emu_destroy(&e);
+        gcn_emu_program_destroy(&p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_barrier),
         cmocka_unit_test(test_unsupported_and_runaway),
         cmocka_unit_test(test_initial_state_vecadd),
+        cmocka_unit_test(test_register_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

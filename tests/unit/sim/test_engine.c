@@ -287,6 +287,68 @@ static void test_livelock_off_when_zero(void **state)
     eng_free(e);
 }
 
+/* A clocked component that ticks (and claims progress) every cycle until
+** stop_at ticks; with forward set it also notes forward progress. */
+typedef struct spinner {
+    sim_comp base;
+    uint64_t ticks, stop_at;
+    bool forward;
+} spinner;
+
+static bool spinner_tick(sim_comp *c)
+{
+    spinner *s = (spinner *)c;
+    if (s->forward)
+        eng_note_forward(c->eng);
+    return ++s->ticks < s->stop_at;
+}
+
+static const sim_comp_ops spinner_ops = {.kind = "Spinner",
+                                         .tick = spinner_tick};
+
+static uint64_t run_spinner(uint64_t max_events, mgs_time watchdog,
+                            bool forward, int *rc)
+{
+    sim_engine *e = eng_new(NULL);
+    eng_set_limits(e, max_events, watchdog);
+    spinner s = {.stop_at = 100000, .forward = forward};
+    comp_init(&s.base, e, &spinner_ops, "Spin", 1000);
+    comp_wake(&s.base);
+    *rc = eng_run(e);
+    comp_fini(&s.base);
+    eng_free(e);
+    return s.ticks;
+}
+
+/* sim.max_events: exactly that many events fire, then MGS_ELIMIT. */
+static void test_max_events(void **state)
+{
+    (void)state;
+    int rc;
+    assert_int_equal(run_spinner(2500, 0, false, &rc), 2500);
+    assert_int_equal(rc, MGS_ELIMIT);
+    assert_int_equal(mgs_exit_code(rc), 3);
+    assert_non_null(strstr(mgs_error_msg(), "sim.max_events: stopped after "
+                                            "2500 events"));
+    assert_int_equal(run_spinner(0, 0, false, &rc), 100000);
+    assert_int_equal(rc, MGS_OK);
+}
+
+/* sim.watchdog: events over more simulated time than the watchdog with
+** no forward progress stop the run; noted progress keeps it going. */
+static void test_watchdog(void **state)
+{
+    (void)state;
+    int rc;
+    uint64_t n = run_spinner(0, 50000, false, &rc);
+    assert_int_equal(rc, MGS_EDEADLOCK);
+    assert_non_null(strstr(mgs_error_msg(), "sim.watchdog = 50000 ps"));
+    /* More than ENG_WATCHDOG_MIN_EVENTS events, far fewer than 100000. */
+    assert_true(n > ENG_WATCHDOG_MIN_EVENTS && n < 2 * ENG_WATCHDOG_MIN_EVENTS);
+    assert_int_equal(run_spinner(0, 50000, true, &rc), 100000);
+    assert_int_equal(rc, MGS_OK);
+}
+
 /* A component with two ports whose buffers we fill by hand. */
 typedef struct holder {
     sim_comp base;
@@ -381,6 +443,8 @@ int main(void)
         cmocka_unit_test(test_progress_every_n_events),
         cmocka_unit_test(test_livelock_detected),
         cmocka_unit_test(test_livelock_off_when_zero),
+        cmocka_unit_test(test_max_events),
+        cmocka_unit_test(test_watchdog),
         cmocka_unit_test(test_diagnose_sorted_by_fullness),
         cmocka_unit_test(test_scheduling_for_another_component_aborts),
     };
