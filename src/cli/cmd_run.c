@@ -161,34 +161,6 @@ static int run_demo(const mgs_config *cfg, stat_registry *stats,
 
 /* ---- reporting ---------------------------------------------------- */
 
-static char *join_command_line(int argc, char **argv)
-{
-    size_t len = 8;
-    for (int i = 0; i < argc; i++)
-        len += strlen(argv[i]) * 2 + 3;
-    char *s = mgs_xmalloc(len), *p = s;
-    memcpy(p, "mgsim", 5);
-    p += 5;
-    for (int i = 0; i < argc; i++) {
-        bool quote = argv[i][0] == '\0' || strpbrk(argv[i], " \t\"'$\\;&|<>*?");
-        *p++ = ' ';
-        if (quote)
-            *p++ = '\'';
-        for (const char *c = argv[i]; *c; c++) {
-            if (quote && *c == '\'') {
-                memcpy(p, "'\\''", 4);
-                p += 4;
-            } else {
-                *p++ = *c;
-            }
-        }
-        if (quote)
-            *p++ = '\'';
-    }
-    *p = '\0';
-    return s;
-}
-
 static void print_json(const char *what, const mgs_config *cfg,
                        const cli_run_result *r, int exit_code, double wall,
                        const char *db, int64_t run_id, const char *error)
@@ -311,7 +283,7 @@ static int record_run(mgs_db *db, mgs_run_record *rec, int argc, char **argv,
 {
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    char *cmdline = join_command_line(argc, argv);
+    char *cmdline = cli_join_command_line(argc, argv);
     char *cfg_text = mgs_config_ini_string(cfg, true);
     rec->command_line = cmdline;
     rec->config_text = cfg_text;

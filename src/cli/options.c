@@ -109,3 +109,31 @@ void cli_cfg_free(cli_cfg_opts *o)
     free(o->files);
     memset(o, 0, sizeof *o);
 }
+
+char *cli_join_command_line(int argc, char **argv)
+{
+    size_t len = 8;
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) * 2 + 3;
+    char *s = mgs_xmalloc(len), *p = s;
+    memcpy(p, "mgsim", 5);
+    p += 5;
+    for (int i = 0; i < argc; i++) {
+        bool quote = argv[i][0] == '\0' || strpbrk(argv[i], " \t\"'$\\;&|<>*?");
+        *p++ = ' ';
+        if (quote)
+            *p++ = '\'';
+        for (const char *c = argv[i]; *c; c++) {
+            if (quote && *c == '\'') {
+                memcpy(p, "'\\''", 4);
+                p += 4;
+            } else {
+                *p++ = *c;
+            }
+        }
+        if (quote)
+            *p++ = '\'';
+    }
+    *p = '\0';
+    return s;
+}

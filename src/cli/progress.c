@@ -76,6 +76,19 @@ void cli_progress_update(cli_progress *p, uint64_t now_ps, uint64_t work,
     fflush(p->out);
 }
 
+void cli_progress_text(cli_progress *p, const char *text)
+{
+    if (!p->enabled)
+        return;
+    double t = cli_wall_seconds();
+    if (p->drawn && t - p->last_draw_s < REFRESH_S)
+        return;
+    p->last_draw_s = t;
+    p->drawn = true;
+    fprintf(p->out, "\r\033[K  %s", text);
+    fflush(p->out);
+}
+
 void cli_progress_note(cli_progress *p, const char *text)
 {
     snprintf(p->note, sizeof p->note, "%s", text);
