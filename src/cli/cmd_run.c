@@ -312,7 +312,7 @@ int cmd_run(int argc, char **argv)
     }
     int rc = cli_cfg_build(&o.cfg, cfg);
     if (rc == MGS_OK && o.wl.name) {
-        rc = cli_workload_check(&o.wl);
+        rc = cli_workload_check(&o.wl, NULL);
     } else if (rc == MGS_OK) {
         sim_demo_params dp;
         demo_params(cfg, &dp);

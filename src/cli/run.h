@@ -38,8 +38,9 @@ typedef struct cli_workload_opts {
 
 /* Checks that the workload exists and resolves its parameters; returns
 ** MGS_OK or MGS_EINVAL/MGS_ENOENT with a message. Cheap: call before any
-** simulation so that a typo fails at once. */
-int cli_workload_check(const cli_workload_opts *o);
+** simulation so that a typo fails at once. footprint (may be NULL): the
+** workload's device-memory bytes for these parameters (0 if unknown). */
+int cli_workload_check(const cli_workload_opts *o, uint64_t *footprint);
 /* Runs it on a runtime built from cfg, recording statistics in stats. */
 int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
                      stat_registry *stats, cli_progress *progress,

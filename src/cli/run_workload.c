@@ -73,11 +73,16 @@ static int resolve(const cli_workload_opts *o, const mgs_workload **wl_out,
     return MGS_OK;
 }
 
-int cli_workload_check(const cli_workload_opts *o)
+int cli_workload_check(const cli_workload_opts *o, uint64_t *footprint)
 {
     const mgs_workload *wl;
     wl_args args;
-    return resolve(o, &wl, &args);
+    int rc = resolve(o, &wl, &args);
+    if (rc == MGS_OK && footprint) {
+        args.num_gpus = 1;
+        *footprint = wl->footprint ? wl->footprint(&args) : 0;
+    }
+    return rc;
 }
 
 /* After every kernel launch: kernels and work-groups done so far. */

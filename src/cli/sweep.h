@@ -76,6 +76,7 @@ typedef struct sweep_point {
     char hash[17];          /* 16 hex digits */
     char *label;            /* "workload=mm gpus=4" (axes with > 1 value) */
     char *workload;
+    uint64_t footprint;     /* workload's device memory, bytes (0: unknown) */
     size_t *choice;         /* [naxes]: the choice of each axis */
     char **argv;            /* "run", WORKLOAD, options... (NULL-terminated) */
     int argc;

@@ -295,7 +295,7 @@ static int point_check(const sweep_spec *s, sweep_point *p, const char *origin)
     mgs_config *cfg = MGS_NEW(mgs_config);
     int rc = cli_cfg_build(&co, cfg);
     if (rc == MGS_OK)
-        rc = cli_workload_check(&wo);
+        rc = cli_workload_check(&wo, &p->footprint);
     if (rc == MGS_OK) {
         char *text = mgs_config_ini_string(cfg, false);
         uint64_t h = 0xcbf29ce484222325ULL;

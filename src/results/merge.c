@@ -11,6 +11,7 @@
 #include "results/db.h"
 #include "util/xmalloc.h"
 
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,5 +205,39 @@ int mgs_merge_close(mgs_merge *m, int commit)
     free(m->path);
     free(m->tmp);
     free(m);
+    return rc;
+}
+
+int mgs_sweep_db_values(const char *path, const char *component,
+                        const char *metric, size_t n, double *values,
+                        int *exit_codes)
+{
+    for (size_t i = 0; i < n; i++) {
+        values[i] = NAN;
+        exit_codes[i] = -1;
+    }
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = MGS_OK;
+    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(h,
+            "SELECT p.idx, p.exit_code, (SELECT m.value FROM metrics m"
+            " WHERE m.run_id = p.run_id AND m.component = ?1"
+            " AND m.metric = ?2) FROM sweep_points p", -1, &st, NULL) != SQLITE_OK)
+        rc = sql_error(h, path, "cannot read the sweep");
+    if (rc == MGS_OK) {
+        sqlite3_bind_text(st, 1, component, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            sqlite3_int64 i = sqlite3_column_int64(st, 0);
+            if (i < 0 || (size_t)i >= n)
+                continue;
+            exit_codes[i] = sqlite3_column_int(st, 1);
+            if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+                values[i] = sqlite3_column_double(st, 2);
+        }
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(h);
     return rc;
 }

@@ -37,4 +37,11 @@ int mgs_merge_axis(mgs_merge *m, size_t idx, const char *axis,
 /* commit: rename into place; otherwise remove the temporary file. */
 int mgs_merge_close(mgs_merge *m, int commit);
 
+/* Reads back a merged sweep: for each point index < n, its exit code
+** (exit_codes[i] = -1 if the point is missing) and the value of
+** (component, metric) (NAN if absent). */
+int mgs_sweep_db_values(const char *path, const char *component,
+                        const char *metric, size_t n, double *values,
+                        int *exit_codes);
+
 #endif
