@@ -111,4 +111,21 @@ typedef void (*mgs_launch_hook)(mgs_rt *rt, const mgs_kernel *k,
                                 const mgs_launch *l, void *user);
 void mgs_rt_set_launch_hook(mgs_rt *rt, mgs_launch_hook fn, void *user);
 
+/* Live progress while the timing model runs (kernels and timed copies):
+** fn is called about every interval_s seconds of wall time from inside
+** the simulation. It only observes; the statistics do not depend on it.
+** (Emu mode has no engine and never calls it.) NULL removes the hook. */
+typedef struct mgs_rt_progress {
+    uint64_t sim_time_ps;        /* simulated time so far (kernels + copies) */
+    uint64_t wf_insts;           /* wavefront instructions so far (timed) */
+    uint64_t kernels;            /* launches completed */
+    uint64_t wgs_done, wgs_started, wgs_total; /* of the launch(es) in
+                                    flight (started: sent to CUs); 0: none */
+    uint64_t copy_cmds_done, copy_cmds_total; /* of the copy in flight */
+} mgs_rt_progress;
+typedef void (*mgs_progress_hook)(mgs_rt *rt, const mgs_rt_progress *p,
+                                  void *user);
+void mgs_rt_set_progress_hook(mgs_rt *rt, mgs_progress_hook fn, void *user,
+                              double interval_s);
+
 #endif

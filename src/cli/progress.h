@@ -23,7 +23,7 @@ typedef struct cli_progress {
     double last_draw_s;  /* wall clock of the last refresh */
     bool drawn;          /* a line is on screen */
     const char *what;    /* "events" / "insts" */
-    char note[64];       /* extra text ("3 kernels, 192 WGs"), may be "" */
+    char note[128];      /* extra text ("3 kernels, 192 WGs"), may be "" */
 } cli_progress;
 
 /* Monotonic wall clock, seconds. */

@@ -103,6 +103,51 @@ static void launch_progress(mgs_rt *rt, const mgs_kernel *k,
     cli_progress_update(p, t.sim_time_ps + t.copy_time_ps, t.wf_insts, -1);
 }
 
+/* Inside a kernel or copy (timing mode), about 4 times a second: the
+** running launch's work-groups and an ETA for it from its own rate. */
+typedef struct live_state {
+    cli_progress *p;
+    uint64_t kernels, wgs_total, copy_total; /* what is being timed */
+    double start_s;                          /* when it was first seen */
+} live_state;
+
+static void live_progress(mgs_rt *rt, const mgs_rt_progress *r, void *user)
+{
+    (void)rt;
+    live_state *ls = user;
+    double now = cli_wall_seconds();
+    uint64_t done, total;
+    const char *what;
+    if (r->wgs_total) {
+        done = r->wgs_done, total = r->wgs_total, what = "WGs";
+    } else {
+        done = r->copy_cmds_done, total = r->copy_cmds_total, what = "copy pages";
+    }
+    if (r->kernels != ls->kernels || r->wgs_total != ls->wgs_total ||
+        r->copy_cmds_total != ls->copy_total) {
+        ls->kernels = r->kernels;
+        ls->wgs_total = r->wgs_total;
+        ls->copy_total = r->copy_cmds_total;
+        ls->start_s = now;
+    }
+    char note[128] = "", eta[48] = "";
+    double el = now - ls->start_s;
+    /* Work-groups that run at once finish together; only once a tenth is
+    ** done does their completion rate say something about the rest. */
+    if (done * 10 >= total && done < total && el > 0.5)
+        snprintf(eta, sizeof eta, " | ETA %.0f s",
+                 el * (double)(total - done) / (double)done);
+    if (r->wgs_total)
+        snprintf(note, sizeof note, "kernel: %" PRIu64 "/%" PRIu64
+                 " %s done, %" PRIu64 " started%s", done, total, what,
+                 r->wgs_started, eta);
+    else if (total)
+        snprintf(note, sizeof note, "copy: %" PRIu64 "/%" PRIu64 " %s%s",
+                 done, total, what, eta);
+    cli_progress_note(ls->p, note);
+    cli_progress_update(ls->p, r->sim_time_ps, r->wf_insts, -1);
+}
+
 int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
                      stat_registry *stats, cli_progress *progress,
                      cli_run_result *out)
@@ -132,8 +177,13 @@ int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
     if (rc != MGS_OK)
         return rc;
     /* Workloads do not know their total work in advance, so the line shows
-    ** work done and speed, refreshed after each kernel launch (no ETA). */
+    ** work done and speed, refreshed after each kernel launch and, in
+    ** timing mode, from inside the engine with the running kernel's
+    ** work-groups and an ETA for that kernel. */
     mgs_rt_set_launch_hook(rt, launch_progress, progress);
+    live_state live = {.p = progress, .start_s = cli_wall_seconds()};
+    if (progress->enabled)
+        mgs_rt_set_progress_hook(rt, live_progress, &live, 0.25);
     cli_progress_update(progress, 0, 0, -1);
     int run_rc = wl->run(rt, &args);
     mgs_rt_totals t;

@@ -155,6 +155,16 @@ static uint64_t wg_limit(const gpu_launch *l)
     return l->wg_end ? l->wg_end : l->total_groups;
 }
 
+void cp_progress(const cp *c, uint64_t *wgs_done, uint64_t *wgs_started,
+                 uint64_t *wgs_total)
+{
+    const gpu_launch *l = c->launch;
+    bool any = l && wg_limit(l) > l->wg_begin;
+    *wgs_done = any ? c->wgs_done : 0;
+    *wgs_started = any ? c->next_wg - l->wg_begin : 0;
+    *wgs_total = any ? wg_limit(l) - l->wg_begin : 0;
+}
+
 static bool dispatch(cp *c)
 {
     bool progress = false;

@@ -79,6 +79,9 @@ struct mgs_rt {
     uint64_t next_dispatch_id;
     mgs_launch_hook hook;
     void *hook_user;
+    mgs_progress_hook progress;  /* live progress (timing engine) */
+    void *progress_user;
+    double progress_interval_s;
     mgs_timing *timing;         /* timing mode: built on first launch */
     /* Timing mode: buffers of launches posted and not yet synchronised
     ** (they must outlive the dispatch). */
@@ -534,6 +537,8 @@ static int timing_ensure(mgs_rt *rt)
                                          &rt->timing);
         if (rc)
             return rc;
+        mgs_rt_set_progress_hook(rt, rt->progress, rt->progress_user,
+                                 rt->progress_interval_s);
     }
     return MGS_OK;
 }
@@ -664,6 +669,32 @@ uint64_t mgs_rt_backed_pages(const mgs_rt *rt)
 int mgs_rt_gpu_of(mgs_rt *rt, mgs_dptr p)
 {
     return mgs_devmem_gpu_of(&rt->mem, p);
+}
+
+/* The engine's progress callback: the runtime's view of it. */
+static void engine_progress(const eng_progress_info *info, void *ud)
+{
+    (void)info;
+    mgs_rt *rt = ud;
+    mgs_timing_progress tp;
+    mgs_timing_progress_get(rt->timing, &tp);
+    mgs_rt_progress p = {
+        .sim_time_ps = tp.now, .wf_insts = tp.wf_insts,
+        .kernels = rt->totals.kernels, .wgs_done = tp.wgs_done,
+        .wgs_started = tp.wgs_started, .wgs_total = tp.wgs_total, .copy_cmds_done = tp.copy_cmds_done,
+        .copy_cmds_total = tp.copy_cmds_total};
+    rt->progress(rt, &p, rt->progress_user);
+}
+
+void mgs_rt_set_progress_hook(mgs_rt *rt, mgs_progress_hook fn, void *user,
+                              double interval_s)
+{
+    rt->progress = fn;
+    rt->progress_user = user;
+    rt->progress_interval_s = interval_s;
+    if (rt->timing)
+        eng_set_progress(mgs_timing_engine(rt->timing),
+                         fn ? engine_progress : NULL, rt, 0, interval_s);
 }
 
 void mgs_rt_set_launch_hook(mgs_rt *rt, mgs_launch_hook fn, void *user)

@@ -121,6 +121,18 @@ int mgs_timing_copy(mgs_timing *t, mgs_timing_copy_kind kind, uint64_t dst,
 /* Whether the platform has DMA engines (platform.copy_timing = dma). */
 bool mgs_timing_has_dma(const mgs_timing *t);
 
+/* Progress while the engine runs (read by the live progress line; no
+** effect on the simulation): work-groups done and total of the launches
+** in flight, wavefront instructions executed so far, and the copy
+** commands of the copy in flight. */
+typedef struct mgs_timing_progress {
+    mgs_time now;
+    uint64_t wgs_done, wgs_started, wgs_total;
+    uint64_t wf_insts;
+    uint64_t copy_cmds_done, copy_cmds_total;
+} mgs_timing_progress;
+void mgs_timing_progress_get(mgs_timing *t, mgs_timing_progress *out);
+
 /* Simulated time so far, ps. */
 mgs_time mgs_timing_now(const mgs_timing *t);
 sim_engine *mgs_timing_engine(mgs_timing *t);
