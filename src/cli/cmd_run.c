@@ -42,6 +42,11 @@ static void usage(FILE *f)
         "  --param NAME=VALUE   set one workload parameter (repeatable)\n"
         "%s"
         "  --db FILE            results database (default: results/<time>-run-<pid>.db)\n"
+        "  --trace FILE         Chrome trace (Perfetto) of a timing run: kernels,\n"
+        "                       work-groups per CU, copies (docs/studies.md)\n"
+        "  --trace-mem          ... and memory transactions, optionally only\n"
+        "                       --trace-range LO:HI and --trace-component NAME\n"
+        "  --trace-limit N      at most N events (default 1000000)\n"
         "  --json               print one JSON object instead of the summary\n"
         "  --quiet              no progress line and no summary\n"
         "  -v, --verbose        let the workload print details\n"
@@ -91,7 +96,10 @@ static int parse(run_opts *o, int argc, char **argv, bool *help)
         }
         if (matched)
             continue;
-        if ((r = cli_opt_value(argc, argv, &i, "--size", &v)) != 0) {
+        if ((r = cli_trace_take(&o->wl, argc, argv, &i)) != 0) {
+            if (r < 0)
+                return MGS_EXIT_USAGE;
+        } else if ((r = cli_opt_value(argc, argv, &i, "--size", &v)) != 0) {
             if (r < 0)
                 return MGS_EXIT_USAGE;
             o->wl.size = v;
@@ -121,8 +129,9 @@ static int parse(run_opts *o, int argc, char **argv, bool *help)
             o->wl.name = argv[i];
         }
     }
-    if (!o->wl.name && (o->wl.size || o->wl.nparams))
-        return cli_usage_error("run: --size and --param need a WORKLOAD");
+    if (!o->wl.name && (o->wl.size || o->wl.nparams || o->wl.trace))
+        return cli_usage_error("run: --size, --param and --trace need a "
+                               "WORKLOAD");
     return MGS_EXIT_OK;
 }
 
@@ -311,6 +320,9 @@ int cmd_run(int argc, char **argv)
         goto out;
     }
     int rc = cli_cfg_build(&o.cfg, cfg);
+    if (rc == MGS_OK && o.wl.trace && strcmp(cfg->sim_mode, "timing"))
+        rc = mgs_error_set(MGS_EINVAL, "--trace needs --mode timing (emu "
+                           "mode has no simulated time)");
     if (rc == MGS_OK && o.wl.name) {
         rc = cli_workload_check(&o.wl, NULL);
     } else if (rc == MGS_OK) {

@@ -9,6 +9,7 @@
 
 #include "cli/progress.h"
 #include "config/config.h"
+#include "mgsim/runtime.h"
 #include "sim/stats.h"
 
 #include <stdint.h>
@@ -34,7 +35,14 @@ typedef struct cli_workload_opts {
     const char **params;     /* "k=v", in order */
     size_t nparams;
     bool verbose;
+    const char *trace;       /* --trace FILE (timing mode), or NULL */
+    mgs_rt_trace_options trace_opt;
 } cli_workload_opts;
+
+/* --trace, --trace-mem, --trace-range LO:HI, --trace-component S,
+** --trace-limit N at argv[*i]: 1 consumed, 0 not ours, -1 usage error
+** printed (run_workload.c). */
+int cli_trace_take(cli_workload_opts *o, int argc, char **argv, int *i);
 
 /* Checks that the workload exists and resolves its parameters; returns
 ** MGS_OK or MGS_EINVAL/MGS_ENOENT with a message. Cheap: call before any

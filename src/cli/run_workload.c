@@ -9,6 +9,8 @@
 */
 #include "cli/run.h"
 
+#include "cli/cli.h"
+#include "cli/options.h"
 #include "mgsim/errors.h"
 #include "mgsim/runtime.h"
 #include "workloads/workload.h"
@@ -71,6 +73,57 @@ static int resolve(const cli_workload_opts *o, const mgs_workload **wl_out,
     }
     *wl_out = wl;
     return MGS_OK;
+}
+
+int cli_trace_take(cli_workload_opts *o, int argc, char **argv, int *i)
+{
+    const char *v;
+    int r;
+    if ((r = cli_opt_value(argc, argv, i, "--trace", &v)) != 0) {
+        if (r > 0)
+            o->trace = v;
+        return r;
+    }
+    if (!strcmp(argv[*i], "--trace-mem")) {
+        o->trace_opt.mem = true;
+        return 1;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "--trace-component", &v)) != 0) {
+        if (r > 0)
+            o->trace_opt.component = v, o->trace_opt.mem = true;
+        return r;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "--trace-range", &v)) != 0) {
+        if (r < 0)
+            return r;
+        char *end, *end2;
+        unsigned long long lo = strtoull(v, &end, 0), hi = 0;
+        if (*end == ':')
+            hi = strtoull(end + 1, &end2, 0);
+        if (*end != ':' || end == v || *end2 || hi <= lo) {
+            cli_usage_error("--trace-range '%s': expected LO:HI with LO < HI "
+                            "(e.g. 0x1000:0x2000)", v);
+            return -1;
+        }
+        o->trace_opt.addr_lo = lo;
+        o->trace_opt.addr_hi = hi;
+        o->trace_opt.mem = true;
+        return 1;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "--trace-limit", &v)) != 0) {
+        if (r < 0)
+            return r;
+        char *end;
+        unsigned long long n = strtoull(v, &end, 10);
+        if (end == v || *end || n == 0 || v[0] == '-') {
+            cli_usage_error("--trace-limit '%s': expected a positive number "
+                            "of events", v);
+            return -1;
+        }
+        o->trace_opt.max_events = n;
+        return 1;
+    }
+    return 0;
 }
 
 int cli_workload_check(const cli_workload_opts *o, uint64_t *footprint)
@@ -180,6 +233,10 @@ int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
     ** work done and speed, refreshed after each kernel launch and, in
     ** timing mode, from inside the engine with the running kernel's
     ** work-groups and an ETA for that kernel. */
+    if (o->trace && (rc = mgs_rt_trace_open(rt, o->trace, &o->trace_opt))) {
+        mgs_rt_free(rt);
+        return rc;
+    }
     mgs_rt_set_launch_hook(rt, launch_progress, progress);
     live_state live = {.p = progress, .start_s = cli_wall_seconds()};
     if (progress->enabled)
@@ -196,7 +253,16 @@ int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
     }
     cli_progress_update(progress, t.sim_time_ps + t.copy_time_ps, t.wf_insts,
                         1);
+    uint64_t traced = 0, dropped = 0;
+    int trc = mgs_rt_trace_close(rt, &traced, &dropped);
+    if (dropped)
+        fprintf(stderr, "mgsim: note: --trace %s: the cap of %" PRIu64
+                " events was reached; %" PRIu64 " later events are not in the "
+                "file (raise --trace-limit, or narrow --trace-range or "
+                "--trace-component)\n", o->trace, traced, dropped);
     mgs_rt_free(rt);
+    if (run_rc == MGS_OK && trc != MGS_OK)
+        run_rc = trc;
 
     out->verified = run_rc == MGS_OK ? 1 : 0;
     out->sim_time_ps = t.sim_time_ps;

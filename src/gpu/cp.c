@@ -236,6 +236,8 @@ static void start_launch(cp *c, cp_msg *m)
     c->launch_msg = m;
     c->launch = m->launch;
     c->start = eng_now(c->base.eng);
+    if (wg_limit(c->launch) > c->launch->wg_begin)   /* tracing only */
+        comp_task_start(&c->base, c->launch->id, "kernel");
     c->next_wg = c->launch->wg_begin;
     c->wgs_done = c->outstanding = c->wf_insts = 0;
     c->status = MGS_OK;
@@ -306,6 +308,8 @@ static bool cp_tick(sim_comp *sc)
             stat_addn(c->st_insts, c->wf_insts);
             stat_addn(c->st_ktime, eng_now(sc->eng) - c->start);
             c->kernels_done++;
+            if (wg_limit(c->launch) > c->launch->wg_begin)
+                comp_task_end(&c->base, c->launch->id, "kernel");
             c->launch_msg = NULL;
             c->launch = NULL;
             c->phase = CP_IDLE;

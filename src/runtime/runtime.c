@@ -50,6 +50,7 @@
 #include "mgsim/errors.h"
 #include "runtime/devmem.h"
 #include "runtime/timing.h"
+#include "runtime/trace.h"
 #include "util/xmalloc.h"
 
 #include <stdlib.h>
@@ -82,6 +83,7 @@ struct mgs_rt {
     mgs_progress_hook progress;  /* live progress (timing engine) */
     void *progress_user;
     double progress_interval_s;
+    sim_trace *trace;            /* --trace, may be NULL */
     mgs_timing *timing;         /* timing mode: built on first launch */
     /* Timing mode: buffers of launches posted and not yet synchronised
     ** (they must outlive the dispatch). */
@@ -157,6 +159,7 @@ void mgs_rt_free(mgs_rt *rt)
         rt->modules = m->next;
         module_free(m);
     }
+    sim_trace_close(rt->trace, NULL, NULL);
     mgs_timing_free(rt->timing);  /* before the devmem it borrows */
     free(rt->pending);            /* the ranges go with the devmem */
     mgs_devmem_destroy(&rt->mem);
@@ -199,6 +202,14 @@ static int timed_copy(mgs_rt *rt, mgs_timing_copy_kind kind, uint64_t dst,
     mgs_timing_copy_result r;
     rc = mgs_timing_copy(rt->timing, kind, dst, src, n, &r);
     rt->totals.copy_time_ps += r.time;
+    if (rt->trace && !rc) {
+        static const char *names[] = {"copy h2d", "copy d2h", "copy d2d"};
+        char args[64];
+        snprintf(args, sizeof args, "\"bytes\": %zu", n);
+        mgs_time end = mgs_timing_now(rt->timing);
+        sim_trace_span(rt->trace, "copies", names[kind], end - r.time, end,
+                       args);
+    }
     return rc;
 }
 
@@ -500,6 +511,10 @@ static int timing_sync(mgs_rt *rt)
         return MGS_OK;
     mgs_timing_result res;
     int rc = mgs_timing_sync(rt->timing, &res);
+    if (rt->trace && !rc) {
+        mgs_time end = mgs_timing_now(rt->timing);
+        sim_trace_launches_done(rt->trace, end - res.sim_time, end);
+    }
     rt->totals.workgroups += res.workgroups;
     rt->totals.wavefronts += res.wavefronts;
     rt->totals.wf_insts += res.wf_insts;
@@ -539,6 +554,8 @@ static int timing_ensure(mgs_rt *rt)
             return rc;
         mgs_rt_set_progress_hook(rt, rt->progress, rt->progress_user,
                                  rt->progress_interval_s);
+        if (rt->trace)
+            sim_trace_attach(rt->trace, mgs_timing_engine(rt->timing));
     }
     return MGS_OK;
 }
@@ -553,6 +570,8 @@ static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
         return rc;
     if ((rc = mgs_timing_post(rt->timing, gpu, el)))
         return rc;
+    if (rt->trace)
+        sim_trace_launch(rt->trace, el->dispatch_id, el->prog->kernel->name);
     if (rt->npending == rt->pending_cap) {
         rt->pending_cap = rt->pending_cap ? 2 * rt->pending_cap : 16;
         rt->pending = mgs_xrealloc(rt->pending,
@@ -669,6 +688,30 @@ uint64_t mgs_rt_backed_pages(const mgs_rt *rt)
 int mgs_rt_gpu_of(mgs_rt *rt, mgs_dptr p)
 {
     return mgs_devmem_gpu_of(&rt->mem, p);
+}
+
+int mgs_rt_trace_open(mgs_rt *rt, const char *path,
+                      const mgs_rt_trace_options *o)
+{
+    sim_trace_options so = {0};
+    if (o)
+        so = (sim_trace_options){.mem = o->mem, .addr_lo = o->addr_lo,
+                                 .addr_hi = o->addr_hi,
+                                 .component = o->component,
+                                 .max_events = o->max_events};
+    sim_trace_close(rt->trace, NULL, NULL);
+    rt->trace = NULL;
+    int rc = sim_trace_open(path, &so, &rt->trace);
+    if (rc == MGS_OK && rt->timing)
+        sim_trace_attach(rt->trace, mgs_timing_engine(rt->timing));
+    return rc;
+}
+
+int mgs_rt_trace_close(mgs_rt *rt, uint64_t *recorded, uint64_t *dropped)
+{
+    int rc = sim_trace_close(rt->trace, recorded, dropped);
+    rt->trace = NULL;
+    return rc;
 }
 
 /* The engine's progress callback: the runtime's view of it. */
