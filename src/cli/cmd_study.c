@@ -17,6 +17,7 @@
 #include "cli/study.h"
 #include "cli/sweep.h"
 #include "mgsim/errors.h"
+#include "results/db.h"
 #include "results/merge.h"
 #include "util/xmalloc.h"
 
@@ -44,7 +45,7 @@ static void usage(FILE *f)
         "  --out DIR            output folder (default: results/study-NAME-SIZE)\n"
         "  -j, --jobs N         points at once (default: the number of cores)\n"
         "  --timeout S          seconds per point\n"
-        "  --force              rerun finished points\n"
+        "  --force              rerun finished points (--retry-failed: failed ones)\n"
         "  --dry-run            list the points and their footprints; run nothing\n"
         "  --quiet              no progress line\n"
         "  --list               list the studies\n"
@@ -241,21 +242,6 @@ static double paper_value(const study *st, const char *group, const char *x)
     return NAN;
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void fmt_num(char *buf, size_t n, double v)
 {
     if (isfinite(v))
@@ -273,17 +259,17 @@ static int write_points_csv(const char *path, const study *st,
     fputs("index,label", f);
     for (size_t a = 0; a < sp->naxes; a++) {
         fputc(',', f);
-        csv_field(f, sp->axes[a].name);
+        mgs_csv_field(f, sp->axes[a].name);
     }
     fprintf(f, ",footprint_bytes,exit_code,%s.%s,%s\n", st->component,
             st->metric, st->normalise);
     for (size_t i = 0; i < sp->npoints; i++) {
         const sweep_point *p = &sp->points[i];
         fprintf(f, "%zu,", i);
-        csv_field(f, p->label);
+        mgs_csv_field(f, p->label);
         for (size_t a = 0; a < sp->naxes; a++) {
             fputc(',', f);
-            csv_field(f, sp->axes[a].choices[p->choice[a]].label);
+            mgs_csv_field(f, sp->axes[a].choices[p->choice[a]].label);
         }
         char v[32], nv[32];
         fmt_num(v, sizeof v, t->raw[i]);
@@ -310,9 +296,9 @@ static int write_figure_csv(const char *path, const study *st,
             fmt_num(v, sizeof v, t->cell[x * t->ng + g]);
             fmt_num(pv, sizeof pv, paper_value(st, g_label(sp, t, g),
                                                x_label(sp, t, x, st)));
-            csv_field(f, x_label(sp, t, x, st));
+            mgs_csv_field(f, x_label(sp, t, x, st));
             fputc(',', f);
-            csv_field(f, g_label(sp, t, g));
+            mgs_csv_field(f, g_label(sp, t, g));
             fprintf(f, ",%s,%s\n", v, pv);
         }
     if (fclose(f) != 0)
@@ -486,37 +472,20 @@ static int parse(study_opts *o, int argc, char **argv, bool *help)
     for (int i = 1; i < argc; i++) {
         const char *v;
         int r;
-        if ((r = cli_opt_value(argc, argv, &i, "--size", &v)) > 0)
+        if ((r = sweep_take_run_opt(&o->run, &o->quiet, "study", argc, argv,
+                                    &i)) == 0 &&
+            (r = cli_opt_value(argc, argv, &i, "--size", &v)) > 0)
             o->size = v;
         else if (!r && (r = cli_opt_value(argc, argv, &i, "--out", &v)) > 0)
             o->out = v;
-        else if (!r && ((r = cli_opt_value(argc, argv, &i, "--jobs", &v)) > 0 ||
-                        (!r && (r = cli_opt_value(argc, argv, &i, "-j", &v)) > 0))) {
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (end == v || *end || n < 1 || n > INT_MAX)
-                return cli_usage_error("study: --jobs '%s': expected a whole "
-                                       "number >= 1", v);
-            o->run.jobs = (int)n;
-        } else if (!r && (r = cli_opt_value(argc, argv, &i, "--timeout", &v)) > 0) {
-            char *end;
-            o->run.timeout_s = strtod(v, &end);
-            if (end == v || *end || o->run.timeout_s <= 0)
-                return cli_usage_error("study: --timeout '%s': expected a "
-                                       "positive number of seconds", v);
-        }
         if (r < 0)
             return MGS_EXIT_USAGE;
         if (r > 0)
             continue;
-        if (!strcmp(argv[i], "--force"))
-            o->run.force = true;
-        else if (!strcmp(argv[i], "--list"))
+        if (!strcmp(argv[i], "--list"))
             o->list = true;
         else if (!strcmp(argv[i], "--dry-run"))
             o->dry_run = true;
-        else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
-            o->quiet = true;
         else if (cli_is_help(argv[i])) {
             *help = true;
             return MGS_EXIT_OK;
@@ -592,20 +561,11 @@ int cmd_study(int argc, char **argv)
     else
         snprintf(dir, sizeof dir, "results/study-%s-%s", st.name, size);
     char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
-        exit_code = cli_fail(mgs_error_set(MGS_EINTERNAL, "study: cannot find "
-                                           "the mgsim binary"));
+    if ((rc = sweep_run_opts_finish(&o.run, self, sizeof self, o.quiet))) {
+        exit_code = cli_fail(rc);
         goto out;
     }
-    self[n] = '\0';
-    o.run.self = self;
     o.run.dir = dir;
-    if (o.run.jobs == 0) {
-        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        o.run.jobs = ncpu > 0 ? (int)ncpu : 1;
-    }
-    o.run.progress = !o.quiet && isatty(STDERR_FILENO);
     sweep_outcome res;
     if ((rc = sweep_run(&sp, &o.run, &res)) != MGS_OK) {
         exit_code = cli_fail(rc);

@@ -92,25 +92,6 @@ static int add_axis(sweep_opts *o, const char *key, const char *v)
     return MGS_EXIT_OK;
 }
 
-static int read_text(const char *path, char **text)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return mgs_error_set(MGS_ENOENT, "sweep file %s: %s", path,
-                             strerror(errno));
-    size_t cap = 4096, len = 0, n;
-    char *t = mgs_xmalloc(cap);
-    while ((n = fread(t + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (cap - len < 2)
-            t = mgs_xrealloc(t, cap *= 2);
-    }
-    t[len] = '\0';
-    fclose(f);
-    *text = t;
-    return MGS_OK;
-}
-
 static int parse(sweep_opts *o, int argc, char **argv, bool *help)
 {
     static const char *axes[] = {
@@ -135,25 +116,22 @@ static int parse(sweep_opts *o, int argc, char **argv, bool *help)
         if (axis)
             continue;
         const char *num_opt = NULL, *num = NULL;
-        long *num_out = NULL, num_min = 0, jobs = -1, maxp = -1;
+        long *num_out = NULL, num_min = 0, maxp = -1;
+        if ((r = sweep_take_run_opt(&o->run, &o->quiet, "sweep", argc, argv,
+                                    &i)) != 0) {
+            if (r < 0)
+                return MGS_EXIT_USAGE;
+            continue;
+        }
         if ((r = cli_opt_value(argc, argv, &i, "--out", &v)) > 0)
             o->out = v;
         else if (!r && (r = cli_opt_value(argc, argv, &i, "--merge", &v)) > 0)
             o->merge = v;
-        else if (!r && ((r = cli_opt_value(argc, argv, &i, "--jobs", &v)) > 0 ||
-                        (!r && (r = cli_opt_value(argc, argv, &i, "-j", &v)) > 0)))
-            num_opt = "--jobs", num = v, num_out = &jobs, num_min = 1;
         else if (!r && (r = cli_opt_value(argc, argv, &i, "--run-point", &v)) > 0)
             num_opt = "--run-point", num = v, num_out = &o->run_point;
         else if (!r && (r = cli_opt_value(argc, argv, &i, "--max-parallel", &v)) > 0)
             num_opt = "--max-parallel", num = v, num_out = &maxp, num_min = 1;
-        else if (!r && (r = cli_opt_value(argc, argv, &i, "--timeout", &v)) > 0) {
-            char *end;
-            o->run.timeout_s = strtod(v, &end);
-            if (end == v || *end || o->run.timeout_s <= 0)
-                return cli_usage_error("sweep: --timeout '%s': expected a "
-                                       "positive number of seconds", v);
-        } else if (!r && (r = cli_opt_value(argc, argv, &i, "--partition", &v)) > 0)
+        else if (!r && (r = cli_opt_value(argc, argv, &i, "--partition", &v)) > 0)
             o->so.partition = v;
         else if (!r && (r = cli_opt_value(argc, argv, &i, "--account", &v)) > 0)
             o->so.account = v;
@@ -168,20 +146,12 @@ static int parse(sweep_opts *o, int argc, char **argv, bool *help)
                 return cli_usage_error("sweep: %s '%s': expected a whole "
                                        "number >= %ld", num_opt, num, num_min);
             *num_out = n;
-            if (jobs > 0)
-                o->run.jobs = (int)jobs;
             if (maxp > 0)
                 o->so.max_parallel = (int)maxp;
         }
         if (r > 0)
             continue;
-        if (!strcmp(argv[i], "--force"))
-            o->run.force = true;
-        else if (!strcmp(argv[i], "--retry-failed"))
-            o->run.retry_failed = true;
-        else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
-            o->quiet = true;
-        else if (!strcmp(argv[i], "--slurm"))
+        if (!strcmp(argv[i], "--slurm"))
             o->slurm = true;
         else if (!strcmp(argv[i], "--dry-run"))
             o->so.dry_run = true;
@@ -230,6 +200,14 @@ static int report(const sweep_spec *s, const char *dir,
     return MGS_EXIT_OK;
 }
 
+/* --merge (and --slurm --wait): merge DIR's finished points, report. */
+static int merge_report(const sweep_spec *s, const char *dir)
+{
+    sweep_outcome res;
+    int rc = sweep_merge(s, dir, &res);
+    return rc != MGS_OK ? cli_fail(rc) : report(s, dir, &res, false);
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     sweep_opts o = {.run_point = -1};
@@ -243,15 +221,11 @@ int cmd_sweep(int argc, char **argv)
         goto out;
     }
     char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
-        exit_code = cli_fail(mgs_error_set(MGS_EINTERNAL, "sweep: cannot "
-                                           "find the mgsim binary"));
+    int rc = sweep_run_opts_finish(&o.run, self, sizeof self, o.quiet);
+    if (rc != MGS_OK) {
+        exit_code = cli_fail(rc);
         goto out;
     }
-    self[n] = '\0';
-    o.run.self = self;
-    int rc;
     if (o.merge || o.run_point >= 0) {
         /* The sweep directory holds the sweep. */
         const char *dir = o.merge ? o.merge : o.out;
@@ -274,15 +248,12 @@ int cmd_sweep(int argc, char **argv)
             exit_code = rc == MGS_OK ? MGS_EXIT_OK : cli_fail(rc);
             goto out;
         }
-        sweep_outcome res;
-        if ((rc = sweep_merge(&s, dir, &res)) != MGS_OK)
-            exit_code = cli_fail(rc);
-        else
-            exit_code = report(&s, dir, &res, false);
+        exit_code = merge_report(&s, dir);
         goto out;
     }
-    if (o.file && (rc = read_text(o.file, &file_text)) != MGS_OK) {
-        exit_code = cli_fail(rc);
+    if (o.file && !(file_text = cli_read_file(o.file))) {
+        exit_code = cli_fail(mgs_error_set(MGS_ENOENT, "sweep file %s: %s",
+                                           o.file, strerror(errno)));
         goto out;
     }
     if (!o.file && !o.have_axes) {
@@ -307,25 +278,13 @@ int cmd_sweep(int argc, char **argv)
         goto out;
     }
     o.run.dir = dir;
-    if (o.run.jobs == 0) {
-        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        o.run.jobs = ncpu > 0 ? (int)ncpu : 1;
-    }
-    o.run.progress = !o.quiet && isatty(STDERR_FILENO);
     if (o.slurm) {
         o.so.wait = o.wait;
         rc = sweep_slurm_submit(&s, &o.run, &o.so);
-        if (rc != MGS_OK) {
+        if (rc != MGS_OK)
             exit_code = cli_fail(rc);
-            goto out;
-        }
-        if (o.wait) {
-            sweep_outcome res;
-            if ((rc = sweep_merge(&s, dir, &res)) != MGS_OK)
-                exit_code = cli_fail(rc);
-            else
-                exit_code = report(&s, dir, &res, false);
-        }
+        else if (o.wait)
+            exit_code = merge_report(&s, dir);
         goto out;
     }
     sweep_outcome res;

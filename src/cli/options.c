@@ -7,6 +7,8 @@
 #include "mgsim/errors.h"
 #include "util/xmalloc.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -136,4 +138,27 @@ char *cli_join_command_line(int argc, char **argv)
     }
     *p = '\0';
     return s;
+}
+
+char *cli_read_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0, n;
+    char *t = mgs_xmalloc(cap);
+    while ((n = fread(t + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (cap - len < 2)
+            t = mgs_xrealloc(t, cap *= 2);
+    }
+    t[len] = '\0';
+    int e = ferror(f) ? EIO : 0;
+    fclose(f);
+    if (e) {
+        free(t);
+        errno = e;
+        return NULL;
+    }
+    return t;
 }

@@ -4,6 +4,7 @@
 */
 #include "cli/study.h"
 
+#include "cli/options.h"
 #include "mgsim/errors.h"
 #include "util/xmalloc.h"
 
@@ -202,19 +203,6 @@ static int on_key(void *user, const char *section, const char *key,
     return 1; /* sweep sections */
 }
 
-static char *read_all(FILE *f)
-{
-    size_t cap = 4096, len = 0, n;
-    char *t = mgs_xmalloc(cap);
-    while ((n = fread(t + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (cap - len < 2)
-            t = mgs_xrealloc(t, cap *= 2);
-    }
-    t[len] = '\0';
-    return t;
-}
-
 int study_load(const char *name, study *out)
 {
     memset(out, 0, sizeof *out);
@@ -224,13 +212,11 @@ int study_load(const char *name, study *out)
         snprintf(path, sizeof path, "%s", name);
     else
         snprintf(path, sizeof path, "%s/%s.ini", study_dir(), name);
-    FILE *f = fopen(path, "r");
-    if (!f)
+    out->text = cli_read_file(path);
+    if (!out->text)
         return mgs_error_set(MGS_ENOENT, "unknown study '%s' (%s: %s; "
                              "'mgsim study --list' shows the studies)",
                              name, path, strerror(errno));
-    out->text = read_all(f);
-    fclose(f);
     out->path = mgs_xstrdup(path);
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;

@@ -120,6 +120,16 @@ typedef struct sweep_run_opts {
     const char *self;       /* the mgsim binary to run for each point */
 } sweep_run_opts;
 
+/* The pool options every sweeping command takes: -j/--jobs N, --timeout
+** S, --force, --retry-failed, --quiet/-q. 1 consumed, 0 not ours, -1
+** usage error printed (cmd names the command in it). */
+int sweep_take_run_opt(sweep_run_opts *o, bool *quiet, const char *cmd,
+                       int argc, char **argv, int *i);
+/* Fills self (the running mgsim binary, into buf), jobs (0: the number
+** of cores) and progress (on a terminal unless quiet). */
+int sweep_run_opts_finish(sweep_run_opts *o, char *buf, size_t size,
+                          bool quiet);
+
 typedef struct sweep_outcome {
     size_t reused, ran, failed, missing;
 } sweep_outcome;

@@ -15,6 +15,7 @@
 */
 #include "cli/sweep.h"
 
+#include "cli/cli.h"
 #include "cli/options.h"
 #include "cli/progress.h"
 #include "mgsim/errors.h"
@@ -23,6 +24,7 @@
 #include "util/xmalloc.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -220,6 +222,65 @@ static void draw(cli_progress *prog, size_t done, size_t total, size_t running,
     cli_progress_text(prog, line);
 }
 
+int sweep_take_run_opt(sweep_run_opts *o, bool *quiet, const char *cmd,
+                       int argc, char **argv, int *i)
+{
+    const char *v;
+    int r;
+    if ((r = cli_opt_value(argc, argv, i, "--jobs", &v)) != 0 ||
+        (r = cli_opt_value(argc, argv, i, "-j", &v)) != 0) {
+        if (r < 0)
+            return r;
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (end == v || *end || n < 1 || n > INT_MAX) {
+            cli_usage_error("%s: --jobs '%s': expected a whole number >= 1",
+                            cmd, v);
+            return -1;
+        }
+        o->jobs = (int)n;
+        return 1;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "--timeout", &v)) != 0) {
+        if (r < 0)
+            return r;
+        char *end;
+        o->timeout_s = strtod(v, &end);
+        if (end == v || *end || !(o->timeout_s > 0)) {
+            cli_usage_error("%s: --timeout '%s': expected a positive number "
+                            "of seconds", cmd, v);
+            return -1;
+        }
+        return 1;
+    }
+    if (!strcmp(argv[*i], "--force"))
+        o->force = true;
+    else if (!strcmp(argv[*i], "--retry-failed"))
+        o->retry_failed = true;
+    else if (!strcmp(argv[*i], "--quiet") || !strcmp(argv[*i], "-q"))
+        *quiet = true;
+    else
+        return 0;
+    return 1;
+}
+
+int sweep_run_opts_finish(sweep_run_opts *o, char *buf, size_t size,
+                          bool quiet)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+    if (n <= 0)
+        return mgs_error_set(MGS_EINTERNAL, "cannot find the mgsim binary "
+                             "(/proc/self/exe: %s)", strerror(errno));
+    buf[n] = '\0';
+    o->self = buf;
+    if (o->jobs <= 0) {
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        o->jobs = ncpu > 0 ? (int)ncpu : 1;
+    }
+    o->progress = !quiet && isatty(STDERR_FILENO);
+    return MGS_OK;
+}
+
 int sweep_run(const sweep_spec *s, const sweep_run_opts *o,
               sweep_outcome *out)
 {
@@ -388,20 +449,10 @@ int sweep_load_dir(const char *dir, sweep_spec *out)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/sweep.ini", dir);
-    FILE *f = fopen(path, "r");
-    if (!f)
+    char *text = cli_read_file(path);
+    if (!text)
         return mgs_error_set(MGS_ENOENT, "%s: %s (is %s a sweep directory?)",
                              path, strerror(errno), dir);
-    size_t cap = 4096, len = 0;
-    char *text = mgs_xmalloc(cap);
-    size_t n;
-    while ((n = fread(text + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (cap - len < 2)
-            text = mgs_xrealloc(text, cap *= 2);
-    }
-    text[len] = '\0';
-    fclose(f);
     int rc = sweep_spec_parse(text, path, NULL, out);
     free(text);
     return rc;
