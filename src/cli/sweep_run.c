@@ -199,6 +199,30 @@ static bool must_run(const sweep_run_opts *o, const sweep_point *p)
     return o->force || (o->retry_failed && code != 0);
 }
 
+static const sweep_point *sort_points;
+
+static int by_hash(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    int c = strcmp(sort_points[i].hash, sort_points[j].hash);
+    return c ? c : (i > j) - (i < j);
+}
+
+/* first[i] = point i is the first with its hash: two equal points of one
+** sweep (e.g. a workload listed twice) share one file, run once. */
+static void mark_first_of_each_hash(const sweep_spec *s, bool *first)
+{
+    size_t *idx = MGS_NEW_ARRAY(size_t, s->npoints);
+    for (size_t i = 0; i < s->npoints; i++)
+        idx[i] = i;
+    sort_points = s->points;
+    qsort(idx, s->npoints, sizeof *idx, by_hash);
+    for (size_t k = 0; k < s->npoints; k++)
+        first[idx[k]] = k == 0 || strcmp(s->points[idx[k]].hash,
+                                         s->points[idx[k - 1]].hash);
+    free(idx);
+}
+
 typedef struct job {
     size_t point;
     pid_t pid;
@@ -290,8 +314,9 @@ int sweep_run(const sweep_spec *s, const sweep_run_opts *o,
         return rc;
     bool *todo = MGS_NEW_ARRAY(bool, s->npoints);
     size_t to_run = 0;
+    mark_first_of_each_hash(s, todo);
     for (size_t i = 0; i < s->npoints; i++) {
-        todo[i] = must_run(o, &s->points[i]);
+        todo[i] = todo[i] && must_run(o, &s->points[i]);
         to_run += todo[i];
     }
     out->reused = s->npoints - to_run;

@@ -67,6 +67,12 @@ expect_exit 1 "$MGSIM" sweep --workloads fir,vecadd --size small --mode timing \
     --param fir.n=8388608 --timeout 5 --out "$F" --retry-failed
 expect_in "$OUT" "1 run, 1 reused, 1 failed"
 
+# Equal points (a workload listed twice) run once and share their file.
+expect_exit 0 "$MGSIM" sweep --workloads fir,fir --size small --mode emu --out "$TMP/dup"
+expect_in "$OUT" "2 points: 1 run, 1 reused, 0 failed"
+[ "$(sqlite3 "$TMP/dup/sweep.db" 'SELECT count(DISTINCT hash) || count(*) FROM sweep_points')" = 12 ] ||
+    fail "both points merged from one file"
+
 # A sweep file with variants, and --merge of a directory.
 cat > "$TMP/v.ini" <<'INI'
 [sweep]
