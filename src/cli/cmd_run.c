@@ -129,9 +129,10 @@ static int parse(run_opts *o, int argc, char **argv, bool *help)
             o->wl.name = argv[i];
         }
     }
-    if (!o->wl.name && (o->wl.size || o->wl.nparams || o->wl.trace))
-        return cli_usage_error("run: --size, --param and --trace need a "
-                               "WORKLOAD");
+    if (!o->wl.name && (o->wl.size || o->wl.nparams))
+        return cli_usage_error("run: --size and --param need a WORKLOAD");
+    if (!o->wl.name && o->wl.trace)
+        return cli_usage_error("run: --trace needs a WORKLOAD");
     return MGS_EXIT_OK;
 }
 

@@ -64,6 +64,8 @@ assert sum(e['ph'] == 'X' for e in d['traceEvents']) == 100 and d['otherData']['
 # Mistakes: exit 2, one line, before simulating.
 expect_exit 2 "$MGSIM" run mm --size small --mode emu --trace "$T" --db "$TMP/t.db"
 expect_one_error_line; expect_in "$ERR" "--trace needs --mode timing"
+expect_exit 2 "$MGSIM" run --mode timing --trace "$T" --db "$TMP/t.db"
+expect_one_error_line; expect_in "$ERR" "--trace needs a WORKLOAD"
 expect_exit 2 "$MGSIM" run mm --size small --mode timing --trace-range 9:3 --db "$TMP/t.db"
 expect_one_error_line
 expect_exit 2 "$MGSIM" run mm --size small --mode timing --trace "$TMP/no/such/dir/t.json" --db "$TMP/t.db"
