@@ -3,9 +3,11 @@
 # is missing. Exits non-zero (after printing the apt command to run) when it
 # cannot install.
 set -u
+# Arguments replace the default list (scripts/slurm_deps.sh).
 PKGS="make gcc pkg-config git hipcc rocm-device-libs llvm-15 clang-15 \
 libelf-dev libmsgpack-dev libinih-dev libsqlite3-dev libcmocka-dev \
 python3-matplotlib sqlite3"
+[ $# -gt 0 ] && PKGS="$*"
 
 missing=""
 for p in $PKGS; do

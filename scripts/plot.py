@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Plot one metric across the runs of mgsim results databases.
+"""Plot one metric across the runs of mgsim results databases, or a study's
+figure table. This script is the one place that draws mgsim's figures.
 
 Reads the SQLite files that `mgsim run` writes (tables runs and metrics,
 see docs/cli.md) and draws the value of one (component, metric) for every
@@ -11,6 +12,12 @@ Examples:
   scripts/plot.py results/ --component run --metric wf_insts_per_s --by workload
   scripts/plot.py sweep.db --metric sim_time --by config:gpu.num_cus -o cus.png
   scripts/plot.py results/ --list          # which metrics exist
+  scripts/plot.py --figure platforms-figure.csv --kind bars -o platforms.png
+
+A figure table (written by `mgsim study`) is a CSV with the columns
+x,group,value,paper: one bar (or line point) per (x, group), and the
+paper's value, when known, as a black marker beside it. An x named
+"geomean" or "mean" is the aggregate and is set apart.
 
 Uses Debian's python3-matplotlib (run with /usr/bin/python3).
 """
@@ -113,12 +120,91 @@ def collect(files, component, metric, by):
     return points
 
 
+def read_figure(path):
+    """[(x, group, value or None, paper or None)] from a figure table."""
+    import csv
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        sys.exit(f"plot.py: error: {path}: {e.strerror}")
+    if not rows or not {"x", "group", "value"} <= set(rows[0]):
+        sys.exit(f"plot.py: error: {path} is not a figure table "
+                 "(columns x,group,value,paper)")
+
+    def num(text):
+        try:
+            return float(text) if text not in (None, "") else None
+        except ValueError:
+            sys.exit(f"plot.py: error: {path}: '{text}' is not a number")
+    return [(r["x"], r["group"], num(r["value"]), num(r.get("paper")))
+            for r in rows]
+
+
+def draw_figure(args, plt):
+    """Grouped bars (or lines) from a study's figure table."""
+    rows = read_figure(args.figure)
+    xs, groups = [], []
+    for x, g, _, _ in rows:
+        if x not in xs:
+            xs.append(x)
+        if g not in groups:
+            groups.append(g)
+    cell = {(x, g): (v, p) for x, g, v, p in rows}
+    aggregate = {"geomean", "mean"}
+    # The aggregate sits apart from the workloads, after a gap.
+    pos = {}
+    at = 0.0
+    for x in xs:
+        if x in aggregate:
+            at += 0.5
+        pos[x] = at
+        at += 1
+    fig, ax = plt.subplots(figsize=(max(7, 0.55 * len(xs) * max(1, len(groups)) / 2 + 3), 4.8))
+    width = 0.8 / max(1, len(groups))
+    paper_labelled = False
+    for k, g in enumerate(groups):
+        off = (k - (len(groups) - 1) / 2) * width
+        px = [pos[x] + off for x in xs]
+        vals = [cell.get((x, g), (None, None))[0] for x in xs]
+        if args.kind == "lines":
+            ax.plot([p for p, v in zip(px, vals) if v is not None],
+                    [v for v in vals if v is not None], marker="o", label=g)
+        else:
+            ax.bar([p for p, v in zip(px, vals) if v is not None],
+                   [v for v in vals if v is not None], width, label=g)
+        for x, p in zip(xs, px):
+            ref = cell.get((x, g), (None, None))[1]
+            if ref is not None:
+                ax.plot([p], [ref], marker="x", color="black", markersize=9,
+                        mew=2, linestyle="none",
+                        label=None if paper_labelled else "paper")
+                paper_labelled = True
+    ax.set_xticks([pos[x] for x in xs])
+    ax.set_xticklabels(xs, rotation=45 if len(xs) > 6 else 0,
+                       ha="right" if len(xs) > 6 else "center")
+    if args.hline is not None:
+        ax.axhline(args.hline, color="gray", linewidth=0.8, linestyle="--")
+    if args.log:
+        ax.set_yscale("log")
+    ax.set_xlabel(args.xlabel or "x")
+    ax.set_ylabel(args.ylabel or "value")
+    ax.set_title(args.title or os.path.basename(args.figure))
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    out = args.out or os.path.splitext(args.figure)[0] + ".png"
+    fig.savefig(out, dpi=120)
+    print(f"wrote {out} ({len(xs)} x values, {len(groups)} groups)")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[1],
         epilog="Examples:\n" + __doc__.split("Examples:\n")[1],
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("databases", nargs="+",
+    ap.add_argument("databases", nargs="*",
                     help="results database files, or directories of *.db")
     ap.add_argument("--metric", help="metric name, e.g. sim_time")
     ap.add_argument("--component", default="run",
@@ -131,8 +217,23 @@ def main():
     ap.add_argument("--log", action="store_true", help="logarithmic y axis")
     ap.add_argument("--list", action="store_true",
                     help="list the component/metric pairs and exit")
+    ap.add_argument("--figure", help="draw a study's figure table (CSV) "
+                    "instead of reading databases")
+    ap.add_argument("--kind", choices=("bars", "lines"), default="bars",
+                    help="figure table: grouped bars (default) or lines")
+    ap.add_argument("--xlabel", help="figure table: x axis label")
+    ap.add_argument("--ylabel", help="figure table: y axis label")
+    ap.add_argument("--hline", type=float,
+                    help="figure table: dashed reference line at this y")
     args = ap.parse_args()
 
+    if args.figure:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return draw_figure(args, plt)
+    if not args.databases:
+        ap.error("give results databases (or --figure TABLE)")
     files = database_files(args.databases)
     if args.list:
         list_metrics(files)

@@ -13,6 +13,7 @@
 #define MGSIM_RUNTIME_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef struct mgs_rt mgs_rt;
@@ -137,5 +138,37 @@ const char *mgs_kernel_name(const mgs_kernel *k);
 typedef void (*mgs_launch_hook)(mgs_rt *rt, const mgs_kernel *k,
                                 const mgs_launch *l, void *user);
 void mgs_rt_set_launch_hook(mgs_rt *rt, mgs_launch_hook fn, void *user);
+
+/* Live progress while the timing model runs (kernels and timed copies):
+** fn is called about every interval_s seconds of wall time from inside
+** the simulation. It only observes; the statistics do not depend on it.
+** (Emu mode has no engine and never calls it.) NULL removes the hook. */
+typedef struct mgs_rt_progress {
+    uint64_t sim_time_ps;        /* simulated time so far (kernels + copies) */
+    uint64_t wf_insts;           /* wavefront instructions so far (timed) */
+    uint64_t kernels;            /* launches completed */
+    uint64_t wgs_done, wgs_started, wgs_total; /* of the launch(es) in
+                                    flight (started: sent to CUs); 0: none */
+    uint64_t copy_cmds_done, copy_cmds_total; /* of the copy in flight */
+} mgs_rt_progress;
+typedef void (*mgs_progress_hook)(mgs_rt *rt, const mgs_rt_progress *p,
+                                  void *user);
+void mgs_rt_set_progress_hook(mgs_rt *rt, mgs_progress_hook fn, void *user,
+                              double interval_s);
+
+/* Chrome trace-event file of the timing run (kernels, work-groups per CU,
+** copies; memory transactions with mem): see src/runtime/trace.h. Open it
+** before the first launch; mgs_rt_trace_close writes the end of the file
+** (mgs_rt_free closes it too) and reports the events recorded and those
+** dropped past max_events. MGS_EIO if the file cannot be written. */
+typedef struct mgs_rt_trace_options {
+    bool mem;                  /* memory transactions too */
+    uint64_t addr_lo, addr_hi; /* mem: only [lo, hi); hi == 0: all */
+    const char *component;     /* mem: only components whose name has this */
+    uint64_t max_events;       /* 0: 1000000 */
+} mgs_rt_trace_options;
+int mgs_rt_trace_open(mgs_rt *rt, const char *path,
+                      const mgs_rt_trace_options *o);
+int mgs_rt_trace_close(mgs_rt *rt, uint64_t *recorded, uint64_t *dropped);
 
 #endif

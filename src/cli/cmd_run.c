@@ -44,6 +44,11 @@ static void usage(FILE *f)
         "  --param NAME=VALUE   set one workload parameter (repeatable)\n"
         "%s"
         "  --db FILE            results database (default: results/<time>-run-<pid>.db)\n"
+        "  --trace FILE         Chrome trace (Perfetto) of a timing run: kernels,\n"
+        "                       work-groups per CU, copies (docs/studies.md)\n"
+        "  --trace-mem          ... and memory transactions, optionally only\n"
+        "                       --trace-range LO:HI and --trace-component NAME\n"
+        "  --trace-limit N      at most N events (default 1000000)\n"
         "  --json               print one JSON object instead of the summary\n"
         "  --quiet              no progress line and no summary\n"
         "  -v, --verbose        let the workload print details\n"
@@ -93,7 +98,10 @@ static int parse(run_opts *o, int argc, char **argv, bool *help)
         }
         if (matched)
             continue;
-        if ((r = cli_opt_value(argc, argv, &i, "--size", &v)) != 0) {
+        if ((r = cli_trace_take(&o->wl, argc, argv, &i)) != 0) {
+            if (r < 0)
+                return MGS_EXIT_USAGE;
+        } else if ((r = cli_opt_value(argc, argv, &i, "--size", &v)) != 0) {
             if (r < 0)
                 return MGS_EXIT_USAGE;
             o->wl.size = v;
@@ -125,6 +133,8 @@ static int parse(run_opts *o, int argc, char **argv, bool *help)
     }
     if (!o->wl.name && (o->wl.size || o->wl.nparams))
         return cli_usage_error("run: --size and --param need a WORKLOAD");
+    if (!o->wl.name && o->wl.trace)
+        return cli_usage_error("run: --trace needs a WORKLOAD");
     return MGS_EXIT_OK;
 }
 
@@ -162,34 +172,6 @@ static int run_demo(const mgs_config *cfg, stat_registry *stats,
 }
 
 /* ---- reporting ---------------------------------------------------- */
-
-static char *join_command_line(int argc, char **argv)
-{
-    size_t len = 8;
-    for (int i = 0; i < argc; i++)
-        len += strlen(argv[i]) * 2 + 3;
-    char *s = mgs_xmalloc(len), *p = s;
-    memcpy(p, "mgsim", 5);
-    p += 5;
-    for (int i = 0; i < argc; i++) {
-        bool quote = argv[i][0] == '\0' || strpbrk(argv[i], " \t\"'$\\;&|<>*?");
-        *p++ = ' ';
-        if (quote)
-            *p++ = '\'';
-        for (const char *c = argv[i]; *c; c++) {
-            if (quote && *c == '\'') {
-                memcpy(p, "'\\''", 4);
-                p += 4;
-            } else {
-                *p++ = *c;
-            }
-        }
-        if (quote)
-            *p++ = '\'';
-    }
-    *p = '\0';
-    return s;
-}
 
 static void print_json(const char *what, const mgs_config *cfg,
                        const cli_run_result *r, int exit_code, double wall,
@@ -313,7 +295,7 @@ static int record_run(mgs_db *db, mgs_run_record *rec, int argc, char **argv,
 {
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    char *cmdline = join_command_line(argc, argv);
+    char *cmdline = cli_join_command_line(argc, argv);
     char *cfg_text = mgs_config_ini_string(cfg, true);
     rec->command_line = cmdline;
     rec->config_text = cfg_text;
@@ -369,8 +351,11 @@ int cmd_run(int argc, char **argv)
         goto out;
     }
     int rc = cli_cfg_build(&o.cfg, cfg);
+    if (rc == MGS_OK && o.wl.trace && strcmp(cfg->sim_mode, "timing"))
+        rc = mgs_error_set(MGS_EINVAL, "--trace needs --mode timing (emu "
+                           "mode has no simulated time)");
     if (rc == MGS_OK && o.wl.name) {
-        rc = cli_workload_check(&o.wl, cfg);
+        rc = cli_workload_check(&o.wl, cfg, NULL);
     } else if (rc == MGS_OK) {
         sim_demo_params dp;
         demo_params(cfg, &dp);

@@ -7,6 +7,8 @@
 #include "mgsim/errors.h"
 #include "util/xmalloc.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -108,4 +110,55 @@ void cli_cfg_free(cli_cfg_opts *o)
     free(o->sets);
     free(o->files);
     memset(o, 0, sizeof *o);
+}
+
+char *cli_join_command_line(int argc, char **argv)
+{
+    size_t len = 8;
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) * 2 + 3;
+    char *s = mgs_xmalloc(len), *p = s;
+    memcpy(p, "mgsim", 5);
+    p += 5;
+    for (int i = 0; i < argc; i++) {
+        bool quote = argv[i][0] == '\0' || strpbrk(argv[i], " \t\"'$\\;&|<>*?");
+        *p++ = ' ';
+        if (quote)
+            *p++ = '\'';
+        for (const char *c = argv[i]; *c; c++) {
+            if (quote && *c == '\'') {
+                memcpy(p, "'\\''", 4);
+                p += 4;
+            } else {
+                *p++ = *c;
+            }
+        }
+        if (quote)
+            *p++ = '\'';
+    }
+    *p = '\0';
+    return s;
+}
+
+char *cli_read_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0, n;
+    char *t = mgs_xmalloc(cap);
+    while ((n = fread(t + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (cap - len < 2)
+            t = mgs_xrealloc(t, cap *= 2);
+    }
+    t[len] = '\0';
+    int e = ferror(f) ? EIO : 0;
+    fclose(f);
+    if (e) {
+        free(t);
+        errno = e;
+        return NULL;
+    }
+    return t;
 }

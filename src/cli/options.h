@@ -50,6 +50,14 @@ void cli_cfg_add_set(cli_cfg_opts *o, const char *section_key,
 int cli_cfg_build(const cli_cfg_opts *o, mgs_config *cfg);
 void cli_cfg_free(cli_cfg_opts *o);
 
+/* "mgsim ARGV..." with shell quoting where needed (for the results
+** database); the caller frees it. */
+char *cli_join_command_line(int argc, char **argv);
+
+/* The whole file as a NUL-terminated string (caller frees), or NULL with
+** errno set. */
+char *cli_read_file(const char *path);
+
 /* Help text for the three configuration options (for --help screens). */
 extern const char cli_cfg_help[];
 

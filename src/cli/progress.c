@@ -48,16 +48,26 @@ const char *cli_fmt_si(double v, char *buf, size_t size)
     return buf;
 }
 
+/* Whether to draw now (enabled, and the refresh interval passed); if so,
+** marks the line drawn at *now. */
+static bool due(cli_progress *p, double *now)
+{
+    if (!p->enabled)
+        return false;
+    *now = cli_wall_seconds();
+    if (p->drawn && *now - p->last_draw_s < REFRESH_S)
+        return false;
+    p->last_draw_s = *now;
+    p->drawn = true;
+    return true;
+}
+
 void cli_progress_update(cli_progress *p, uint64_t now_ps, uint64_t work,
                          double done)
 {
-    if (!p->enabled)
+    double t;
+    if (!due(p, &t))
         return;
-    double t = cli_wall_seconds();
-    if (p->drawn && t - p->last_draw_s < REFRESH_S)
-        return;
-    p->last_draw_s = t;
-    p->drawn = true;
     double el = t - p->start_s;
     char simt[48] = "", w[32], rate[32], eta[32] = "";
     if (now_ps > 0) { /* emu mode has no simulated time */
@@ -73,6 +83,15 @@ void cli_progress_update(cli_progress *p, uint64_t now_ps, uint64_t work,
         snprintf(pct, sizeof pct, "%3.0f%% | ", done * 100);
     fprintf(p->out, "\r\033[K  %s%s%s %s | %s %s/s%s%s%s", simt, pct, w,
             p->what, rate, p->what, eta, *p->note ? " | " : "", p->note);
+    fflush(p->out);
+}
+
+void cli_progress_text(cli_progress *p, const char *text)
+{
+    double t;
+    if (!due(p, &t))
+        return;
+    fprintf(p->out, "\r\033[K  %s", text);
     fflush(p->out);
 }
 

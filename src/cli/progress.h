@@ -23,7 +23,7 @@ typedef struct cli_progress {
     double last_draw_s;  /* wall clock of the last refresh */
     bool drawn;          /* a line is on screen */
     const char *what;    /* "events" / "insts" */
-    char note[64];       /* extra text ("3 kernels, 192 WGs"), may be "" */
+    char note[128];      /* extra text ("3 kernels, 192 WGs"), may be "" */
 } cli_progress;
 
 /* Monotonic wall clock, seconds. */
@@ -36,6 +36,9 @@ void cli_progress_init(cli_progress *p, bool enabled, FILE *out,
 void cli_progress_update(cli_progress *p, uint64_t now_ps, uint64_t work,
                          double done);
 void cli_progress_finish(cli_progress *p);
+/* Draws an arbitrary line (a sweep's "5/8 points | ..."), with the same
+** in-place redraw and refresh limit as cli_progress_update. */
+void cli_progress_text(cli_progress *p, const char *text);
 /* Sets the extra text shown at the end of the line from the next refresh. */
 void cli_progress_note(cli_progress *p, const char *text);
 

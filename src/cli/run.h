@@ -9,6 +9,7 @@
 
 #include "cli/progress.h"
 #include "config/config.h"
+#include "mgsim/runtime.h"
 #include "sim/stats.h"
 
 #include <stdint.h>
@@ -34,14 +35,24 @@ typedef struct cli_workload_opts {
     const char **params;     /* "k=v", in order */
     size_t nparams;
     bool verbose;
+    const char *trace;       /* --trace FILE (timing mode), or NULL */
+    mgs_rt_trace_options trace_opt;
 } cli_workload_opts;
 
-/* Checks that the workload exists and resolves its parameters, then that
-** the run fits (mgs_rt_check: device memory, the timing platform's
-** configuration, the host-memory budget); returns MGS_OK or an error with
-** a message. Cheap: call before any simulation so that a typo or an
-** impossible size fails at once. */
-int cli_workload_check(const cli_workload_opts *o, const mgs_config *cfg);
+/* --trace, --trace-mem, --trace-range LO:HI, --trace-component S,
+** --trace-limit N at argv[*i]: 1 consumed, 0 not ours, -1 usage error
+** printed (run_workload.c). */
+int cli_trace_take(cli_workload_opts *o, int argc, char **argv, int *i);
+
+/* Checks that the workload exists and resolves its parameters, then (cfg
+** not NULL) that the run fits (mgs_rt_check: device memory, the timing
+** platform's configuration, the host-memory budget); returns MGS_OK or an
+** error with a message. Cheap: call before any simulation so that a typo
+** or an impossible size fails at once. footprint (may be NULL): the
+** workload's device-memory bytes for these parameters on one GPU (0 if
+** unknown). */
+int cli_workload_check(const cli_workload_opts *o, const mgs_config *cfg,
+                       uint64_t *footprint);
 /* Runs it on a runtime built from cfg, recording statistics in stats. */
 int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
                      stat_registry *stats, cli_progress *progress,

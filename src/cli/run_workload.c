@@ -9,6 +9,8 @@
 */
 #include "cli/run.h"
 
+#include "cli/cli.h"
+#include "cli/options.h"
 #include "mgsim/errors.h"
 #include "mgsim/runtime.h"
 #include "workloads/workload.h"
@@ -94,13 +96,73 @@ static void run_setup(const cli_workload_opts *o, const mgs_config *cfg,
     ro->stats = stats;
 }
 
-int cli_workload_check(const cli_workload_opts *o, const mgs_config *cfg)
+
+int cli_trace_take(cli_workload_opts *o, int argc, char **argv, int *i)
+{
+    const char *v;
+    int r;
+    if ((r = cli_opt_value(argc, argv, i, "--trace", &v)) != 0) {
+        if (r > 0)
+            o->trace = v;
+        return r;
+    }
+    if (!strcmp(argv[*i], "--trace-mem")) {
+        o->trace_opt.mem = true;
+        return 1;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "--trace-component", &v)) != 0) {
+        if (r > 0)
+            o->trace_opt.component = v, o->trace_opt.mem = true;
+        return r;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "--trace-range", &v)) != 0) {
+        if (r < 0)
+            return r;
+        char *end, *end2;
+        unsigned long long lo = strtoull(v, &end, 0), hi = 0;
+        if (*end == ':')
+            hi = strtoull(end + 1, &end2, 0);
+        if (*end != ':' || end == v || *end2 || hi <= lo) {
+            cli_usage_error("--trace-range '%s': expected LO:HI with LO < HI "
+                            "(e.g. 0x1000:0x2000)", v);
+            return -1;
+        }
+        o->trace_opt.addr_lo = lo;
+        o->trace_opt.addr_hi = hi;
+        o->trace_opt.mem = true;
+        return 1;
+    }
+    if ((r = cli_opt_value(argc, argv, i, "--trace-limit", &v)) != 0) {
+        if (r < 0)
+            return r;
+        char *end;
+        unsigned long long n = strtoull(v, &end, 10);
+        if (end == v || *end || n == 0 || v[0] == '-') {
+            cli_usage_error("--trace-limit '%s': expected a positive number "
+                            "of events", v);
+            return -1;
+        }
+        o->trace_opt.max_events = n;
+        return 1;
+    }
+    return 0;
+}
+
+int cli_workload_check(const cli_workload_opts *o, const mgs_config *cfg,
+                       uint64_t *footprint)
 {
     const mgs_workload *wl;
     wl_args args;
     int rc = resolve(o, &wl, &args);
     if (rc != MGS_OK)
         return rc;
+    if (footprint) {
+        wl_args one = args;
+        one.num_gpus = 1;
+        *footprint = wl->footprint ? wl->footprint(&one) : 0;
+    }
+    if (!cfg)
+        return MGS_OK;
     mgs_rt_options ro;
     run_setup(o, cfg, NULL, &args, &ro);
     return mgs_rt_check(&ro, wl->footprint ? wl->footprint(&args) : 0);
@@ -124,6 +186,51 @@ static void launch_progress(mgs_rt *rt, const mgs_kernel *k,
     cli_progress_update(p, t.sim_time_ps + t.copy_time_ps, t.wf_insts, -1);
 }
 
+/* Inside a kernel or copy (timing mode), about 4 times a second: the
+** running launch's work-groups and an ETA for it from its own rate. */
+typedef struct live_state {
+    cli_progress *p;
+    uint64_t kernels, wgs_total, copy_total; /* what is being timed */
+    double start_s;                          /* when it was first seen */
+} live_state;
+
+static void live_progress(mgs_rt *rt, const mgs_rt_progress *r, void *user)
+{
+    (void)rt;
+    live_state *ls = user;
+    double now = cli_wall_seconds();
+    uint64_t done, total;
+    const char *what;
+    if (r->wgs_total) {
+        done = r->wgs_done, total = r->wgs_total, what = "WGs";
+    } else {
+        done = r->copy_cmds_done, total = r->copy_cmds_total, what = "copy pages";
+    }
+    if (r->kernels != ls->kernels || r->wgs_total != ls->wgs_total ||
+        r->copy_cmds_total != ls->copy_total) {
+        ls->kernels = r->kernels;
+        ls->wgs_total = r->wgs_total;
+        ls->copy_total = r->copy_cmds_total;
+        ls->start_s = now;
+    }
+    char note[128] = "", eta[48] = "";
+    double el = now - ls->start_s;
+    /* Work-groups that run at once finish together; only once a tenth is
+    ** done does their completion rate say something about the rest. */
+    if (done * 10 >= total && done < total && el > 0.5)
+        snprintf(eta, sizeof eta, " | ETA %.0f s",
+                 el * (double)(total - done) / (double)done);
+    if (r->wgs_total)
+        snprintf(note, sizeof note, "kernel: %" PRIu64 "/%" PRIu64
+                 " %s done, %" PRIu64 " started%s", done, total, what,
+                 r->wgs_started, eta);
+    else if (total)
+        snprintf(note, sizeof note, "copy: %" PRIu64 "/%" PRIu64 " %s%s",
+                 done, total, what, eta);
+    cli_progress_note(ls->p, note);
+    cli_progress_update(ls->p, r->sim_time_ps, r->wf_insts, -1);
+}
+
 int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
                      stat_registry *stats, cli_progress *progress,
                      cli_run_result *out)
@@ -140,8 +247,17 @@ int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
     if (rc != MGS_OK)
         return rc;
     /* Workloads do not know their total work in advance, so the line shows
-    ** work done and speed, refreshed after each kernel launch (no ETA). */
+    ** work done and speed, refreshed after each kernel launch and, in
+    ** timing mode, from inside the engine with the running kernel's
+    ** work-groups and an ETA for that kernel. */
+    if (o->trace && (rc = mgs_rt_trace_open(rt, o->trace, &o->trace_opt))) {
+        mgs_rt_free(rt);
+        return rc;
+    }
     mgs_rt_set_launch_hook(rt, launch_progress, progress);
+    live_state live = {.p = progress, .start_s = cli_wall_seconds()};
+    if (progress->enabled)
+        mgs_rt_set_progress_hook(rt, live_progress, &live, 0.25);
     cli_progress_update(progress, 0, 0, -1);
     int run_rc = wl->run(rt, &args);
     mgs_rt_totals t;
@@ -154,7 +270,16 @@ int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
     }
     cli_progress_update(progress, t.sim_time_ps + t.copy_time_ps, t.wf_insts,
                         1);
+    uint64_t traced = 0, dropped = 0;
+    int trc = mgs_rt_trace_close(rt, &traced, &dropped);
+    if (dropped)
+        fprintf(stderr, "mgsim: note: --trace %s: the cap of %" PRIu64
+                " events was reached; %" PRIu64 " later events are not in the "
+                "file (raise --trace-limit, or narrow --trace-range or "
+                "--trace-component)\n", o->trace, traced, dropped);
     mgs_rt_free(rt);
+    if (run_rc == MGS_OK && trc != MGS_OK)
+        run_rc = trc;
 
     out->verified = run_rc == MGS_OK ? 1 : 0;
     out->sim_time_ps = t.sim_time_ps;

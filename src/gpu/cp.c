@@ -199,6 +199,16 @@ static uint64_t wg_limit(const gpu_launch *l)
     return l->wg_end ? l->wg_end : l->total_groups;
 }
 
+void cp_progress(const cp *c, uint64_t *wgs_done, uint64_t *wgs_started,
+                 uint64_t *wgs_total)
+{
+    const gpu_launch *l = c->launch;
+    bool any = l && wg_limit(l) > l->wg_begin;
+    *wgs_done = any ? c->wgs_done : 0;
+    *wgs_started = any ? c->next_wg - l->wg_begin : 0;
+    *wgs_total = any ? wg_limit(l) - l->wg_begin : 0;
+}
+
 static bool dispatch(cp *c)
 {
     bool progress = false;
@@ -270,6 +280,8 @@ static void start_launch(cp *c, cp_msg *m)
     c->launch_msg = m;
     c->launch = m->launch;
     c->start = eng_now(c->base.eng);
+    if (wg_limit(c->launch) > c->launch->wg_begin)   /* tracing only */
+        comp_task_start(&c->base, c->launch->id, "kernel");
     c->next_wg = c->launch->wg_begin;
     c->wgs_done = c->outstanding = c->wf_insts = 0;
     c->status = MGS_OK;
@@ -336,6 +348,8 @@ static bool cp_tick(sim_comp *sc)
             stat_addn(c->st_insts, c->wf_insts);
             stat_addn(c->st_ktime, eng_now(sc->eng) - c->start);
             c->kernels_done++;
+            if (wg_limit(c->launch) > c->launch->wg_begin)
+                comp_task_end(&c->base, c->launch->id, "kernel");
             c->launch_msg = NULL;
             c->launch = NULL;
             c->phase = CP_IDLE;

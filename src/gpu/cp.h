@@ -76,6 +76,12 @@ void cp_add_l1(cp *c, sim_port *ctrl);   /* the launch's l1 operation */
 void cp_add_tlb(cp *c, sim_port *ctrl);  /* its tlb operation */
 void cp_add_l2(cp *c, sim_port *ctrl);   /* its l2 operation */
 
+/* Progress of the launch in flight (observers only: the live progress
+** line): work-groups completed, dispatched to CUs, and in this CP's range;
+** 0/0/0 when idle. */
+void cp_progress(const cp *c, uint64_t *wgs_done, uint64_t *wgs_started,
+                 uint64_t *wgs_total);
+
 /* Launches completed, and whether a launch is in progress. */
 uint64_t cp_kernels_done(const cp *c);
 bool cp_busy(const cp *c);

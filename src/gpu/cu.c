@@ -209,6 +209,13 @@ static cu_wg *free_wg(cu *c)
     return NULL;
 }
 
+/* The work-group's task id for hooks (tracing): x | y << 21 | z << 42. */
+static uint64_t wg_task_id(const cp_msg *m)
+{
+    return (uint64_t)m->wg_id[0] | (uint64_t)m->wg_id[1] << 21 |
+           (uint64_t)m->wg_id[2] << 42;
+}
+
 /* Answers the CP (queued until the ctrl lane takes it). */
 static void answer(cu *c, cp_msg *m, int status, uint64_t insts)
 {
@@ -306,6 +313,7 @@ static void finish_wg(cu *c, cu_wg *g)
     c->res_freed = true;
     if (g->status != MGS_OK)
         mgs_error_set(g->status, "%s", g->err);
+    comp_task_end(&c->base, wg_task_id(g->msg), "wg");   /* tracing only */
     answer(c, g->msg, g->status, g->insts);
     g->in_use = false;
     g->msg = NULL;
@@ -427,6 +435,7 @@ static bool take_maps(cu *c)
         }
         c->map_blocked = NULL;
         port_retrieve(&c->ctrl);
+        comp_task_start(&c->base, wg_task_id(m), "wg");   /* tracing only */
         start_wg(c, m, simd);
         progress = true;
     }

@@ -59,6 +59,8 @@ typedef enum mgs_export_format { MGS_EXPORT_CSV, MGS_EXPORT_JSON } mgs_export_fo
 ** JSON: {"runs":[{run columns..., "metrics":[{component,metric,value,unit}]}]} */
 int mgs_db_export(const char *path, mgs_export_format fmt, FILE *out);
 
+/* Writes s as one CSV field (RFC 4180 quoting when needed; NULL: empty). */
+void mgs_csv_field(FILE *f, const char *s);
 /* Writes s as a JSON string literal (with quotes). */
 void mgs_json_string(FILE *f, const char *s);
 

@@ -44,7 +44,7 @@ void mgs_json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void csv_field(FILE *f, const char *s)
+void mgs_csv_field(FILE *f, const char *s)
 {
     if (!s)
         return;
@@ -123,7 +123,7 @@ static int export_csv(sqlite3 *h, FILE *out)
             if (c == 6 || c == 13)
                 csv_number(out, st, c);
             else
-                csv_field(out, (const char *)sqlite3_column_text(st, c));
+                mgs_csv_field(out, (const char *)sqlite3_column_text(st, c));
         }
         fputc('\n', out);
     }

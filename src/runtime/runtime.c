@@ -53,6 +53,7 @@
 #include "runtime/devmem.h"
 #include "runtime/timing.h"
 #include "util/interrupt.h"
+#include "runtime/trace.h"
 #include "util/xmalloc.h"
 
 #include <stdlib.h>
@@ -84,6 +85,10 @@ struct mgs_rt {
     uint64_t next_dispatch_id;
     mgs_launch_hook hook;
     void *hook_user;
+    mgs_progress_hook progress;  /* live progress (timing engine) */
+    void *progress_user;
+    double progress_interval_s;
+    sim_trace *trace;            /* --trace, may be NULL */
     mgs_timing *timing;         /* timing mode: built on first launch */
     /* Timing mode: buffers of launches posted and not yet synchronised
     ** (they must outlive the dispatch). */
@@ -258,6 +263,7 @@ void mgs_rt_free(mgs_rt *rt)
         rt->modules = m->next;
         module_free(m);
     }
+    sim_trace_close(rt->trace, NULL, NULL);
     mgs_timing_free(rt->timing);  /* before the devmem it borrows */
     free(rt->pending);            /* the ranges go with the devmem */
     mgs_devmem_destroy(&rt->mem);
@@ -342,6 +348,14 @@ static int timed_copy(mgs_rt *rt, mgs_timing_copy_kind kind, uint64_t dst,
     mgs_timing_copy_result r;
     rc = mgs_timing_copy(rt->timing, kind, dst, src, n, &r);
     rt->totals.copy_time_ps += r.time;
+    if (rt->trace && !rc) {
+        static const char *names[] = {"copy h2d", "copy d2h", "copy d2d"};
+        char args[64];
+        snprintf(args, sizeof args, "\"bytes\": %zu", n);
+        mgs_time end = mgs_timing_now(rt->timing);
+        sim_trace_span(rt->trace, "copies", names[kind], end - r.time, end,
+                       args);
+    }
     return rc;
 }
 
@@ -667,6 +681,10 @@ static int timing_sync(mgs_rt *rt)
         return MGS_OK;
     mgs_timing_result res;
     int rc = mgs_timing_sync(rt->timing, &res);
+    if (rt->trace && !rc) {
+        mgs_time end = mgs_timing_now(rt->timing);
+        sim_trace_launches_done(rt->trace, end - res.sim_time, end);
+    }
     rt->totals.workgroups += res.workgroups;
     rt->totals.wavefronts += res.wavefronts;
     rt->totals.wf_insts += res.wf_insts;
@@ -700,6 +718,10 @@ static int timing_ensure(mgs_rt *rt)
             eng_set_limits(mgs_timing_engine(rt->timing),
                            rt->opt.config->sim_max_events,
                            rt->opt.config->sim_watchdog);
+        mgs_rt_set_progress_hook(rt, rt->progress, rt->progress_user,
+                                 rt->progress_interval_s);
+        if (rt->trace)
+            sim_trace_attach(rt->trace, mgs_timing_engine(rt->timing));
     }
     return MGS_OK;
 }
@@ -720,6 +742,8 @@ static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
         free_bufs(rt, bufs);
         return rc;
     }
+    if (rt->trace)
+        sim_trace_launch(rt->trace, el->dispatch_id, el->prog->kernel->name);
     if (rt->npending == rt->pending_cap) {
         rt->pending_cap = rt->pending_cap ? 2 * rt->pending_cap : 16;
         rt->pending = mgs_xrealloc(rt->pending,
@@ -861,6 +885,56 @@ int mgs_rt_page_unmap(mgs_rt *rt, int gpu, mgs_dptr p)
 {
     int rc = timing_sync(rt);
     return rc ? rc : mgs_devmem_unmap(&rt->mem, gpu, p);
+}
+
+int mgs_rt_trace_open(mgs_rt *rt, const char *path,
+                      const mgs_rt_trace_options *o)
+{
+    sim_trace_options so = {0};
+    if (o)
+        so = (sim_trace_options){.mem = o->mem, .addr_lo = o->addr_lo,
+                                 .addr_hi = o->addr_hi,
+                                 .component = o->component,
+                                 .max_events = o->max_events};
+    sim_trace_close(rt->trace, NULL, NULL);
+    rt->trace = NULL;
+    int rc = sim_trace_open(path, &so, &rt->trace);
+    if (rc == MGS_OK && rt->timing)
+        sim_trace_attach(rt->trace, mgs_timing_engine(rt->timing));
+    return rc;
+}
+
+int mgs_rt_trace_close(mgs_rt *rt, uint64_t *recorded, uint64_t *dropped)
+{
+    int rc = sim_trace_close(rt->trace, recorded, dropped);
+    rt->trace = NULL;
+    return rc;
+}
+
+/* The engine's progress callback: the runtime's view of it. */
+static void engine_progress(const eng_progress_info *info, void *ud)
+{
+    (void)info;
+    mgs_rt *rt = ud;
+    mgs_timing_progress tp;
+    mgs_timing_progress_get(rt->timing, &tp);
+    mgs_rt_progress p = {
+        .sim_time_ps = tp.now, .wf_insts = tp.wf_insts,
+        .kernels = rt->totals.kernels, .wgs_done = tp.wgs_done,
+        .wgs_started = tp.wgs_started, .wgs_total = tp.wgs_total, .copy_cmds_done = tp.copy_cmds_done,
+        .copy_cmds_total = tp.copy_cmds_total};
+    rt->progress(rt, &p, rt->progress_user);
+}
+
+void mgs_rt_set_progress_hook(mgs_rt *rt, mgs_progress_hook fn, void *user,
+                              double interval_s)
+{
+    rt->progress = fn;
+    rt->progress_user = user;
+    rt->progress_interval_s = interval_s;
+    if (rt->timing)
+        eng_set_progress(mgs_timing_engine(rt->timing),
+                         fn ? engine_progress : NULL, rt, 0, interval_s);
 }
 
 void mgs_rt_set_launch_hook(mgs_rt *rt, mgs_launch_hook fn, void *user)

@@ -385,6 +385,23 @@ static int run_posted(mgs_timing *t, const bool *posted)
     return MGS_OK;
 }
 
+void mgs_timing_progress_get(mgs_timing *t, mgs_timing_progress *out)
+{
+    memset(out, 0, sizeof *out);
+    out->now = eng_now(t->eng);
+    for (uint32_t i = 0; i < t->nmodels; i++) {
+        uint64_t done, started, total;
+        cp_progress(gpu_build_cp(platform_gpu(t->plat, i)), &done, &started,
+                    &total);
+        out->wgs_done += done;
+        out->wgs_started += started;
+        out->wgs_total += total;
+    }
+    out->wf_insts = platform_wf_insts(t->plat);
+    out->copy_cmds_done = t->drv.cmds_done;
+    out->copy_cmds_total = t->drv.ncmds;
+}
+
 bool mgs_timing_would_block(const mgs_timing *t, int gpu)
 {
     if (!t->nposted)

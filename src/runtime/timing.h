@@ -138,6 +138,18 @@ bool mgs_timing_has_dma(const mgs_timing *t);
 int mgs_timing_host_write(mgs_timing *t, uint64_t va, uint64_t n, bool now);
 int mgs_timing_host_read(mgs_timing *t, uint64_t va, uint64_t n);
 
+/* Progress while the engine runs (read by the live progress line; no
+** effect on the simulation): work-groups done and total of the launches
+** in flight, wavefront instructions executed so far, and the copy
+** commands of the copy in flight. */
+typedef struct mgs_timing_progress {
+    mgs_time now;
+    uint64_t wgs_done, wgs_started, wgs_total;
+    uint64_t wf_insts;
+    uint64_t copy_cmds_done, copy_cmds_total;
+} mgs_timing_progress;
+void mgs_timing_progress_get(mgs_timing *t, mgs_timing_progress *out);
+
 /* Simulated time so far, ps. */
 mgs_time mgs_timing_now(const mgs_timing *t);
 sim_engine *mgs_timing_engine(mgs_timing *t);

@@ -13,4 +13,13 @@ expect_exit 0 "$MGSIM" run "${DEMO[@]}" --set output.progress=on --quiet
 [ ! -s "$ERR" ] || fail "--quiet draws no progress"
 expect_exit 0 "$MGSIM" run "${DEMO[@]}" --set output.progress=off
 [ ! -s "$ERR" ] || fail "output.progress=off draws nothing"
+# Inside a timing-mode kernel the line is refreshed from the engine (every
+# 0.25 s of wall time) with the running kernel's work-groups, not only
+# after each launch.
+expect_exit 0 "$MGSIM" run mm --param n=256 --mode timing --db "$TMP/k.db" \
+    --set output.progress=on
+inside=$(tr '\r' '\n' < "$ERR" | grep -c 'kernel: [0-9]*/256 WGs done, [0-9]* started')
+[ "$inside" -ge 2 ] || fail "progress refreshed inside the kernel ($inside lines)"
+tr '\r' '\n' < "$ERR" | grep -q 'kernel: 0/256 WGs done' ||
+    fail "work-groups shown before any finished"
 echo ok
