@@ -140,6 +140,19 @@ static void log_send_below(void *pd, cache *c, mem_msg *down,
     l->mask[l->writes++] = down->mask;
 }
 
+/* Two caches of cfg, each logging its writes below into log[i]. */
+static two *two_logged(const cache_config *cfg, sent_log log[2])
+{
+    static const cache_protocol logp = {.name = "log",
+                                        .on_send_below = log_send_below};
+    two *w = two_new(cfg);
+    for (int i = 0; i < 2; i++) {
+        log[i] = (sent_log){0};
+        cache_set_protocol(w->c[i], &logp, &log[i]);
+    }
+    return w;
+}
+
 /* Two write-back caches write different bytes of one 64-byte line; both
 ** write back: memory holds both writers' bytes (whole-line write-back
 ** would let the second flush put back the first writer's stale bytes). */
@@ -148,12 +161,8 @@ static void test_dirty_bytes_two_writers(void **state)
     (void)state;
     cache_config cfg;
     base_cfg(&cfg, CACHE_WRITE_BACK);
-    two *w = two_new(&cfg);
-    static const cache_protocol logp = {.name = "log",
-                                        .on_send_below = log_send_below};
-    sent_log log[2] = {{0}};
-    cache_set_protocol(w->c[0], &logp, &log[0]);
-    cache_set_protocol(w->c[1], &logp, &log[1]);
+    sent_log log[2];
+    two *w = two_logged(&cfg, log);
     two_write(w, 0, 0x1000, 4, 0xaa);     /* partial: fetch, merge */
     two_write(w, 1, 0x1008, 4, 0xbb);
     mem_msg *holes = probe_req(&w->p[0], MEM_WRITE, 0x1010, 8,
@@ -208,12 +217,8 @@ static void test_dirty_bytes_128_byte_lines(void **state)
     base_cfg(&cfg, CACHE_WRITE_BACK);
     cfg.line = 128;
     cfg.size = 2048;
-    two *w = two_new(&cfg);
-    static const cache_protocol logp = {.name = "log",
-                                        .on_send_below = log_send_below};
-    sent_log log[2] = {{0}};
-    cache_set_protocol(w->c[0], &logp, &log[0]);
-    cache_set_protocol(w->c[1], &logp, &log[1]);
+    sent_log log[2];
+    two *w = two_logged(&cfg, log);
     two_write(w, 0, 0x3000 + 60, 8, 0xa1);   /* bytes 60..67: both halves */
     two_write(w, 0, 0x3000 + 100, 4, 0xa2);
     two_write(w, 1, 0x3000 + 0, 4, 0xb1);
@@ -474,6 +479,17 @@ static const cache_protocol test_proto = {
     .on_evict = tp_on_evict, .on_respond = tp_on_respond,
     .on_ack = tp_on_ack, .on_inv = tp_on_inv};
 
+/* One cache of policy pol running the test protocol with state t. */
+static one *proto_one(cache_write_policy pol, tproto *t, bool lock_on_write)
+{
+    cache_config cfg;
+    base_cfg(&cfg, pol);
+    one *o = one_new(&cfg);
+    *t = (tproto){.o = o, .lock_on_write = lock_on_write};
+    cache_set_protocol(o->c, &test_proto, t);
+    return o;
+}
+
 /* The number of messages of a type the probe received. */
 static uint32_t count_type(const probe *p, uint32_t type)
 {
@@ -490,11 +506,8 @@ static uint32_t count_type(const probe *p, uint32_t type)
 static void test_protocol_respond_ack_send(void **state)
 {
     (void)state;
-    cache_config cfg;
-    base_cfg(&cfg, CACHE_WRITE_AROUND);
-    one *o = one_new(&cfg);
-    tproto t = {.o = o};
-    cache_set_protocol(o->c, &test_proto, &t);
+    tproto t;
+    one *o = proto_one(CACHE_WRITE_AROUND, &t, false);
     mem_msg *miss = rd(o, 0xd00, 4, 0);
     mem_msg *merged = rd(o, 0xd04, 4, 0);
     one_run(o);
@@ -545,11 +558,8 @@ static void test_protocol_respond_ack_send(void **state)
 static void test_line_lock_holds_requests(void **state)
 {
     (void)state;
-    cache_config cfg;
-    base_cfg(&cfg, CACHE_WRITE_THROUGH);
-    one *o = one_new(&cfg);
-    tproto t = {.o = o, .lock_on_write = true};
-    cache_set_protocol(o->c, &test_proto, &t);
+    tproto t;
+    one *o = proto_one(CACHE_WRITE_THROUGH, &t, true);
     rd(o, 0x500, 4, 0);
     one_run(o);
     mgs_time t0 = eng_now(o->eng) + 1000;
@@ -591,11 +601,8 @@ static mem_msg *inv(one *o, uint64_t addr, mgs_time t)
 static void test_inv_line_from_below(void **state)
 {
     (void)state;
-    cache_config cfg;
-    base_cfg(&cfg, CACHE_WRITE_BACK);
-    one *o = one_new(&cfg);
-    tproto t = {.o = o};
-    cache_set_protocol(o->c, &test_proto, &t);
+    tproto t;
+    one *o = proto_one(CACHE_WRITE_BACK, &t, false);
     mem_msg *i1 = inv(o, 0x7000, 0);                   /* absent */
     one_run(o);
     mem_msg *ack = probe_answer(&o->dir, i1, NULL);
