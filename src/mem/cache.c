@@ -8,10 +8,22 @@
 **   2. take_bottom    answers from below: fills (MSHR -> DRAIN), acks of
 **                     forwarded writes/reads/atomics (answer the requester)
 **   3. drain          MSHRs in DRAIN serve their targets in arrival order
-**   4. ctrl_step      the flush / invalidate state machine
-**   5. take_top       up to requests_per_cycle new requests, in order; the
+**                     (skipping locked ones)
+**   4. inv_step       MEM_INV_LINE from below, in order, once no fill or
+**                     lock holds the line: drop it, write back its dirty
+**                     bytes, then MEM_INV_ACK down (same FIFO, after them)
+**   5. ctrl_step      the flush / invalidate state machine
+**   6. take_top       up to requests_per_cycle new requests, in order; the
 **                     first one that cannot get its resources stops intake
-**   6. send_ready     again, so zero-latency work leaves in the same cycle
+**   7. send_ready     again, so zero-latency work leaves in the same cycle
+**
+** Dirty bytes. A write-back frame keeps a mask of the bytes written since
+** it was filled; a write-back carries only those (a masked write of the
+** line; a 128-byte line whose two halves are both partly dirty leaves as
+** two masked 64-byte writes of one transaction, since masks cover <= 64
+** bytes, memmsg.h). A fully dirty line leaves as one unmasked write, as
+** before. So two caches that write different bytes of one line never
+** overwrite each other's bytes below.
 **
 ** Timing. A request that reaches the top buffer at t is taken at the first
 ** cache edge e after t; a hit's response leaves at e + hit_latency cycles;
@@ -74,6 +86,10 @@ void cache_config_default(cache_config *c)
     c->atomics_here = false;
     c->write_allocate = false;
     c->period = 1000;
+    c->remote_write_policy = CACHE_WRITE_AROUND; /* unused: all local */
+    c->local_base = c->local_limit = 0;
+    c->lock_entries = 0;
+    c->inv_buffer = 4;
 }
 
 int cache_config_validate(const cache_config *c)
@@ -95,8 +111,13 @@ int cache_config_validate(const cache_config *c)
     if (c->top_buffer < 1 || c->ctrl_buffer < 1)
         return mgs_error_set(MGS_EINVAL, "cache top_buffer and ctrl_buffer "
                              "must be >= 1");
+    if (c->remote_write_policy > CACHE_WRITE_BACK)
+        return mgs_error_set(MGS_EINVAL, "cache remote_write_policy = %d: "
+                             "unknown", (int)c->remote_write_policy);
     /* A miss with a dirty victim needs two transactions at once. */
-    uint32_t min_below = c->write_policy == CACHE_WRITE_BACK ? 2 : 1;
+    bool wb = c->write_policy == CACHE_WRITE_BACK ||
+              c->remote_write_policy == CACHE_WRITE_BACK;
+    uint32_t min_below = wb ? 2 : 1;
     if (c->max_inflight_below < min_below)
         return mgs_error_set(MGS_EINVAL, "cache max_inflight_below = %u: "
                              "must be >= %u for this write policy",
@@ -122,6 +143,65 @@ static inline bool byte_enabled(const mem_msg *m, uint32_t i)
 static bool is_full_line_write(const cache *c, const mem_msg *m)
 {
     return m->size == c->cfg.line && m->mask == ~0ull;
+}
+
+static bool line_is_local(const cache *c, uint64_t addr)
+{
+    if (c->is_local)
+        return c->is_local(c->locality_ud, cache_line_addr(c, addr));
+    return addr >= c->cfg.local_base && addr < c->cfg.local_limit;
+}
+
+/* The write policy of addr's line (one branch when nothing is remote). */
+static inline cache_write_policy policy_of(const cache *c, uint64_t addr)
+{
+    if (!c->split_policy)
+        return c->cfg.write_policy;
+    return line_is_local(c, addr) ? c->cfg.write_policy
+                                  : c->cfg.remote_write_policy;
+}
+
+/* Bits of the bytes [lo, hi) of a line that fall in dirty word w. */
+static uint64_t range_bits(uint32_t lo, uint32_t hi, uint32_t w)
+{
+    uint32_t a = w * 64, b = a + 64;
+    lo = lo < a ? a : lo;
+    hi = hi > b ? b : hi;
+    if (lo >= hi)
+        return 0;
+    uint32_t n = hi - lo;
+    return (n == 64 ? ~0ull : (1ull << n) - 1) << (lo - a);
+}
+
+/* Marks the bytes a write (size bytes at line offset off, byte-enable
+** mask as in mem_msg) dirtied. Partial masks cover <= 64 bytes. */
+static void mark_dirty(cache *c, uint32_t fi, uint32_t off, uint32_t size,
+                       uint64_t mask)
+{
+    uint64_t *d = cache_frame_dirty(c, fi);
+    if (mask == ~0ull) {
+        d[0] |= range_bits(off, off + size, 0);
+        if (c->dirty_words > 1)
+            d[1] |= range_bits(off, off + size, 1);
+    } else {
+        if (size < 64)
+            mask &= (1ull << size) - 1;
+        uint32_t w = off >> 6, sh = off & 63;
+        d[w] |= mask << sh;
+        if (sh && w + 1 < c->dirty_words)
+            d[w + 1] |= mask >> (64 - sh);
+    }
+    /* A write with an empty mask dirties nothing. */
+    c->frames[fi].dirty = (d[0] | (c->dirty_words > 1 ? d[1] : 0)) != 0;
+}
+
+static void clear_dirty(cache *c, uint32_t fi)
+{
+    uint64_t *d = cache_frame_dirty(c, fi);
+    d[0] = 0;
+    if (c->dirty_words > 1)
+        d[1] = 0;
+    c->frames[fi].dirty = false;
 }
 
 static void apply_write(uint8_t *line_bytes, uint32_t off, const mem_msg *m)
@@ -177,6 +257,28 @@ static void push_rsp(cache *c, mem_msg *rsp, sim_port *via)
     c->rsp_count++;
 }
 
+#define FRAME_LOOKUP (-2) /* answer_up: find the line's frame */
+
+/* The protocol word of addr's line if the cache holds it (VALID), else
+** NULL; fi is its frame, or FRAME_LOOKUP. */
+static uint64_t *line_meta(cache *c, uint64_t addr, int64_t fi)
+{
+    if (fi == FRAME_LOOKUP)
+        fi = cache_tags_find(c, cache_line_addr(c, addr));
+    return fi >= 0 && c->frames[fi].state == LINE_VALID ? &c->frames[fi].proto
+                                                        : NULL;
+}
+
+/* Queues the response rsp to req from above (fi: the frame it came from,
+** -1 none, FRAME_LOOKUP unknown), letting the protocol stamp it. */
+static void answer_up(cache *c, mem_msg *rsp, const mem_msg *req, int64_t fi)
+{
+    if (c->proto && c->proto->on_respond)
+        c->proto->on_respond(c->proto_data, c, cache_line_addr(c, req->addr),
+                             line_meta(c, req->addr, fi), rsp, req);
+    push_rsp(c, rsp, &c->top);
+}
+
 /* A message of ours for below, copying identity fields from orig. */
 static mem_msg *new_down(cache *c, mem_msg_type type, uint64_t addr,
                          uint32_t size, const mem_msg *orig)
@@ -196,26 +298,63 @@ static mem_msg *new_down(cache *c, mem_msg_type type, uint64_t addr,
 
 /* Queues d to go below as a transaction of the given kind. The caller has
 ** checked that a transaction slot is free (admission, see the file note). */
-static cache_txn *enqueue_down(cache *c, uint8_t kind, mem_msg *d,
-                               mem_msg *orig)
+static cache_txn *enqueue_down2(cache *c, uint8_t kind, mem_msg *d,
+                                mem_msg *d2, mem_msg *orig)
 {
     cache_txn *t = cache_txn_alloc(c, kind);
     t->down = d;
+    t->down2 = d2;
     t->orig = orig;
-    if (c->proto && c->proto->on_send_below)
+    if (c->proto && c->proto->on_send_below) {
         c->proto->on_send_below(c->proto_data, c, d, orig);
+        if (d2)
+            c->proto->on_send_below(c->proto_data, c, d2, orig);
+    }
     cache_down_push(c, t);
     return t;
 }
 
+static cache_txn *enqueue_down(cache *c, uint8_t kind, mem_msg *d,
+                               mem_msg *orig)
+{
+    return enqueue_down2(c, kind, d, NULL, orig);
+}
+
+/* A masked write of n line bytes at addr (mask all ones: every byte). */
+static mem_msg *writeback_msg(cache *c, uint64_t addr, const uint8_t *bytes,
+                              uint32_t n, uint64_t mask)
+{
+    mem_msg *d = new_down(c, MEM_WRITE, addr, n, NULL);
+    d->flags = MEM_F_PHYS;
+    memcpy(d->data, bytes, n);
+    d->mask = mask;
+    d->base.bytes += n;
+    return d;
+}
+
+/* Writes back the dirty bytes of frame fi (one transaction; the caller
+** reserved it) and marks the frame clean. */
 static void enqueue_writeback(cache *c, uint32_t fi)
 {
     cache_frame *f = &c->frames[fi];
-    mem_msg *d = new_down(c, MEM_WRITE, f->line_addr, c->cfg.line, NULL);
-    d->flags = MEM_F_PHYS;
-    memcpy(d->data, cache_frame_data(c, fi), c->cfg.line);
-    d->base.bytes += c->cfg.line;
-    enqueue_down(c, TXN_WRITEBACK, d, NULL);
+    const uint64_t *dm = cache_frame_dirty(c, fi);
+    const uint8_t *bytes = cache_frame_data(c, fi);
+    uint32_t part = c->cfg.line > 64 ? 64 : c->cfg.line;
+    uint64_t full = part == 64 ? ~0ull : (1ull << part) - 1;
+    mem_msg *d[2] = {NULL, NULL};
+    if (dm[0] == full && (c->dirty_words == 1 || dm[1] == full)) {
+        d[0] = writeback_msg(c, f->line_addr, bytes, c->cfg.line, ~0ull);
+    } else {
+        uint32_t n = 0;
+        for (uint32_t w = 0; w < c->dirty_words; w++)
+            if (dm[w])
+                d[n++] = writeback_msg(c, f->line_addr + 64u * w,
+                                       bytes + 64u * w, part,
+                                       dm[w] == full ? ~0ull : dm[w]);
+    }
+    assert(d[0] && "write-back of a clean line");
+    clear_dirty(c, fi);
+    enqueue_down2(c, TXN_WRITEBACK, d[0], d[1], NULL);
     stat_inc(c->writebacks);
 }
 
@@ -226,6 +365,7 @@ static void forward_write(cache *c, mem_msg *req, uint8_t kind)
     memcpy(d->data, req->data, req->size);
     d->mask = req->mask;
     d->base.bytes += req->size;
+    mem_msg_copy_coh(d, req);
     enqueue_down(c, kind, d, req);
 }
 
@@ -247,7 +387,6 @@ static void evict_frame(cache *c, uint32_t fi, bool count)
         enqueue_writeback(c, fi);
     }
     f->state = LINE_INVALID;
-    f->dirty = false;
 }
 
 static bool frame_dirty(const cache *c, int64_t fi)
@@ -281,7 +420,7 @@ static void claim_frame(cache *c, uint32_t fi, uint64_t line, uint8_t state)
     cache_frame *f = &c->frames[fi];
     f->line_addr = line;
     f->state = state;
-    f->dirty = false;
+    clear_dirty(c, fi);
     f->proto = 0;
     cache_tags_touch(c, fi);
 }
@@ -291,7 +430,8 @@ static void claim_frame(cache *c, uint32_t fi, uint64_t line, uint8_t state)
 static bool miss_alloc(cache *c, mem_msg *req, int64_t refetch_fi)
 {
     uint64_t line = cache_line_addr(c, req->addr);
-    if (!c->mshr_free) {
+    if (!c->mshr_free ||
+        c->mshr_used - c->lock_mshrs >= c->cfg.mshr_entries) {
         stat_inc(c->stall_mshr_full);
         return false;
     }
@@ -333,7 +473,8 @@ static int64_t alloc_no_fetch(cache *c, uint64_t line, uint32_t extra_txn)
 
 static bool merge_target(cache *c, cache_mshr *m, mem_msg *req)
 {
-    if (!cache_mshr_add_target(c, m, req)) {
+    /* An invalidation waits for this MSHR: let it finish first. */
+    if (m->inv_wait || !cache_mshr_add_target(c, m, req)) {
         stat_inc(c->stall_mshr_full);
         return false;
     }
@@ -345,7 +486,7 @@ static bool glc_bypasses(const cache *c, const mem_msg *m)
     /* A write-back cache may hold the only up-to-date copy: it never
     ** bypasses (documented in docs/memory.md). */
     return (m->flags & MEM_F_GLC) && c->cfg.glc_bypass &&
-           c->cfg.write_policy != CACHE_WRITE_BACK;
+           policy_of(c, m->addr) != CACHE_WRITE_BACK;
 }
 
 /* ---- request handlers (return whether the request was accepted) ------- */
@@ -353,10 +494,11 @@ static bool glc_bypasses(const cache *c, const mem_msg *m)
 static void respond_read_from_frame(cache *c, uint32_t fi, mem_msg *req,
                                     sim_port *via)
 {
+    (void)via;
     mem_msg *r = mem_msg_response(c->pool, req);
     memcpy(r->data, cache_frame_data(c, fi) + offset_in_line(c, req->addr),
            req->size);
-    push_rsp(c, r, via);
+    answer_up(c, r, req, fi);
 }
 
 static bool handle_read(cache *c, mem_msg *req, sim_port *via)
@@ -376,6 +518,7 @@ static bool handle_read(cache *c, mem_msg *req, sim_port *via)
             return false;
         }
         mem_msg *d = new_down(c, MEM_READ, req->addr, req->size, req);
+        mem_msg_copy_coh(d, req);
         enqueue_down(c, TXN_READ_FWD, d, req);
         stat_inc(c->read_misses);
         return true;
@@ -416,7 +559,7 @@ static bool handle_write(cache *c, mem_msg *req, sim_port *via)
         return true;
     }
     bool hit = fi >= 0 && hit_usable(c, fi, req);
-    cache_write_policy pol = c->cfg.write_policy;
+    cache_write_policy pol = policy_of(c, line);
     if (pol == CACHE_WRITE_BACK) {
         if (!hit) {
             if (!is_full_line_write(c, req)) {
@@ -438,10 +581,10 @@ static bool handle_write(cache *c, mem_msg *req, sim_port *via)
             stat_inc(c->write_hits);
         }
         apply_write(cache_frame_data(c, (uint32_t)fi), off, req);
-        c->frames[fi].dirty = true;
+        mark_dirty(c, (uint32_t)fi, off, req->size, req->mask);
         cache_tags_touch(c, (uint32_t)fi);
         note_write(c, (uint32_t)fi, req);
-        push_rsp(c, mem_msg_response(c->pool, req), via);
+        answer_up(c, mem_msg_response(c->pool, req), req, fi);
         return true;
     }
     /* Write-through and write-around: the write always goes below and is
@@ -481,21 +624,23 @@ static bool handle_write(cache *c, mem_msg *req, sim_port *via)
 ** non-write-back cache also writes the new value through. */
 static void atomic_on_line(cache *c, uint32_t fi, mem_msg *req, sim_port *via)
 {
-    uint8_t *p = cache_frame_data(c, fi) + offset_in_line(c, req->addr);
+    (void)via;
+    uint32_t off = offset_in_line(c, req->addr);
+    uint8_t *p = cache_frame_data(c, fi) + off;
     mem_msg *r = mem_msg_response(c->pool, req);
     uint64_t old = apply_atomic(p, req);
     store_le(r->data, req->atomic_size, old);
     cache_tags_touch(c, fi);
     note_write(c, fi, req);
-    if (c->cfg.write_policy == CACHE_WRITE_BACK) {
-        c->frames[fi].dirty = true;
+    if (policy_of(c, req->addr) == CACHE_WRITE_BACK) {
+        mark_dirty(c, fi, off, req->atomic_size, ~0ull);
     } else {
         mem_msg *d = new_down(c, MEM_WRITE, req->addr, req->atomic_size, req);
         memcpy(d->data, p, req->atomic_size);
         d->base.bytes += req->atomic_size;
         enqueue_down(c, TXN_WRITEBACK, d, NULL);
     }
-    push_rsp(c, r, via);
+    answer_up(c, r, req, fi);
 }
 
 static bool handle_atomic(cache *c, mem_msg *req, sim_port *via)
@@ -510,7 +655,8 @@ static bool handle_atomic(cache *c, mem_msg *req, sim_port *via)
             return true;
         }
         if (fi >= 0 && hit_usable(c, fi, req)) {
-            uint32_t need = c->cfg.write_policy == CACHE_WRITE_BACK ? 0 : 1;
+            uint32_t need =
+                policy_of(c, line) == CACHE_WRITE_BACK ? 0 : 1;
             if (rsp_room(c) < 1)
                 return false;
             if (cache_txn_free_count(c) < need) {
@@ -540,6 +686,7 @@ static bool handle_atomic(cache *c, mem_msg *req, sim_port *via)
     d->atomic_src = req->atomic_src;
     d->atomic_cmp = req->atomic_cmp;
     d->base.bytes += 2u * req->atomic_size;
+    mem_msg_copy_coh(d, req);
     enqueue_down(c, TXN_ATOMIC_FWD, d, req);
     stat_inc(c->atomics);
     return true;
@@ -552,6 +699,7 @@ static bool serve_target(cache *c, cache_mshr *m, mem_msg *req)
 {
     uint32_t fi = m->frame;
     sim_port *via = &c->top;
+    cache_write_policy pol = policy_of(c, m->line_addr);
     switch (req->base.type) {
     case MEM_READ:
         if (rsp_room(c) < 1)
@@ -560,11 +708,12 @@ static bool serve_target(cache *c, cache_mshr *m, mem_msg *req)
         respond_read_from_frame(c, fi, req, via);
         return true;
     case MEM_WRITE:
-        if (c->cfg.write_policy == CACHE_WRITE_BACK) {
+        if (pol == CACHE_WRITE_BACK) {
             if (rsp_room(c) < 1)
                 return false;
-            c->frames[fi].dirty = true;
-            push_rsp(c, mem_msg_response(c->pool, req), via);
+            mark_dirty(c, fi, offset_in_line(c, req->addr), req->size,
+                       req->mask);
+            answer_up(c, mem_msg_response(c->pool, req), req, fi);
         } else {
             if (cache_txn_free_count(c) < 1)
                 return false;
@@ -577,8 +726,7 @@ static bool serve_target(cache *c, cache_mshr *m, mem_msg *req)
         return true;
     case MEM_ATOMIC:
         if (rsp_room(c) < 1 ||
-            (c->cfg.write_policy != CACHE_WRITE_BACK &&
-             cache_txn_free_count(c) < 1))
+            (pol != CACHE_WRITE_BACK && cache_txn_free_count(c) < 1))
             return false;
         atomic_on_line(c, fi, req, via);
         return true;
@@ -588,31 +736,57 @@ static bool serve_target(cache *c, cache_mshr *m, mem_msg *req)
     }
 }
 
+/* Serves MSHRs in fill order, skipping locked ones (a hook may lock the
+** line of the target being served: the rest then wait). */
 static bool drain(cache *c)
 {
     bool progress = false;
     uint32_t budget = c->cfg.requests_per_cycle;
-    while (c->drain_head && budget) {
-        cache_mshr *m = c->drain_head;
-        while (m->head < m->count && budget) {
+    cache_mshr *prev = NULL, *m = c->drain_head;
+    while (m && budget) {
+        while (m->head < m->count && budget && !m->locks) {
             if (!serve_target(c, m, m->targets[m->head]))
                 return progress;
             m->head++;
             budget--;
             progress = true;
         }
+        cache_mshr *next = m->next;
+        if (m->locks) {
+            prev = m;
+            m = next;
+            continue;
+        }
         if (m->head < m->count)
             break;
-        c->drain_head = m->next;
-        if (!c->drain_head)
-            c->drain_tail = NULL;
+        if (prev)
+            prev->next = next;
+        else
+            c->drain_head = next;
+        if (c->drain_tail == m)
+            c->drain_tail = prev;
         cache_mshr_release(c, m);
         progress = true;
+        m = next;
     }
     return progress;
 }
 
 /* ---- answers from below ------------------------------------------------- */
+
+/* An answer other than a fill: tell the protocol, relay the answer's
+** protocol fields into up (if any), and queue up. */
+static void relay_answer(cache *c, const mem_msg *r, const mem_msg *req,
+                         mem_msg *up)
+{
+    if (up)
+        mem_msg_copy_coh(up, r);
+    if (c->proto && c->proto->on_ack)
+        c->proto->on_ack(c->proto_data, c, cache_line_addr(c, r->req->addr),
+                         line_meta(c, r->req->addr, FRAME_LOOKUP), r, up);
+    if (up)
+        answer_up(c, up, req, FRAME_LOOKUP);
+}
 
 static bool take_bottom(cache *c)
 {
@@ -621,10 +795,20 @@ static bool take_bottom(cache *c)
         mem_msg *r = (mem_msg *)port_peek(&c->bottom);
         if (!r)
             break;
+        if (r->base.type == MEM_INV_LINE) {
+            /* Unsolicited, from below: served in order by inv_step. */
+            if (c->inv_count == c->inv_cap)
+                break;
+            port_retrieve(&c->bottom);
+            c->inv_q[(c->inv_head + c->inv_count++) % c->inv_cap] = r;
+            progress = true;
+            continue;
+        }
         cache_txn *t = r->req->origin;
-        assert(t && t->kind != TXN_FREE && t->down == r->req);
+        assert(t && t->kind != TXN_FREE &&
+               (t->down == r->req || t->down2 == r->req));
         if (t->kind != TXN_FILL && t->kind != TXN_WRITEBACK &&
-            rsp_room(c) < 1)
+            t->kind != TXN_PROTO && rsp_room(c) < 1)
             break;
         port_retrieve(&c->bottom);
         switch (t->kind) {
@@ -633,7 +817,6 @@ static bool take_bottom(cache *c)
             cache_frame *f = &c->frames[m->frame];
             memcpy(cache_frame_data(c, m->frame), r->data, c->cfg.line);
             f->state = LINE_VALID;
-            f->dirty = false;
             if (c->proto && c->proto->on_fill)
                 c->proto->on_fill(c->proto_data, c, f->line_addr, &f->proto,
                                   r);
@@ -645,27 +828,30 @@ static bool take_bottom(cache *c)
             break;
         }
         case TXN_WRITE_FWD:
-            push_rsp(c, mem_msg_response(c->pool, t->orig), &c->top);
+            relay_answer(c, r, t->orig, mem_msg_response(c->pool, t->orig));
             break;
         case TXN_READ_FWD: {
             mem_msg *up = mem_msg_response(c->pool, t->orig);
             memcpy(up->data, r->data, t->orig->size);
             stat_addn(c->bytes_from_below, t->orig->size);
-            push_rsp(c, up, &c->top);
+            relay_answer(c, r, t->orig, up);
             break;
         }
         case TXN_ATOMIC_FWD: {
             mem_msg *up = mem_msg_response(c->pool, t->orig);
             memcpy(up->data, r->data, t->orig->atomic_size);
-            push_rsp(c, up, &c->top);
+            relay_answer(c, r, t->orig, up);
             break;
         }
-        default:
+        default: /* TXN_WRITEBACK, TXN_PROTO */
+            if (c->proto && c->proto->on_ack)
+                relay_answer(c, r, NULL, NULL);
             break;
         }
         mem_msg_release(c->pool, r->req);
         mem_msg_release(c->pool, r);
-        cache_txn_release(c, t);
+        if (--t->unanswered == 0)
+            cache_txn_release(c, t);
         progress = true;
     }
     return progress;
@@ -700,18 +886,69 @@ static bool send_ready(cache *c)
         cache_txn *t = c->down_q[c->down_head];
         if (t->ready > now)
             break;
-        assert(c->have_route && "cache_set_route was not called");
-        t->down->base.dst = mem_route_lookup(&c->route, t->down->addr);
-        if (port_send(&c->bottom, &t->down->base) != MGS_OK) {
+        mem_msg *d = t->nsent ? t->down2 : t->down;
+        if (!t->fixed_dst) {
+            assert(c->have_route && "cache_set_route was not called");
+            d->base.dst = mem_route_lookup(&c->route, d->addr);
+        }
+        if (port_send(&c->bottom, &d->base) != MGS_OK) {
             c->bottom_blocked = true;
             stat_inc(c->stall_bottom_busy);
             break;
         }
-        if (t->down->base.type == MEM_WRITE)
-            stat_addn(c->bytes_to_below, t->down->size);
+        if (d->base.type == MEM_WRITE)
+            stat_addn(c->bytes_to_below, d->size);
+        progress = true;
+        if (++t->nsent == 1 && t->down2)
+            continue; /* the second half of a split write-back */
         t->sent = true;
         c->down_head = (c->down_head + 1) % cap;
         c->down_count--;
+        if (t->kind == TXN_POST)
+            cache_txn_release(c, t); /* the message is its receiver's now */
+    }
+    return progress;
+}
+
+/* ---- invalidations from below ------------------------------------------ */
+
+/* Serves MEM_INV_LINE in arrival order. One waits while its line has an
+** MSHR (a fill in flight, targets draining, a lock): that MSHR then takes
+** no new targets, so it finishes. Then the line's dirty bytes are written
+** back and the ack queued after them in the down FIFO. Deadlock freedom
+** rests on the bottom port never stalling behind an invalidation: the
+** sender keeps at most inv_buffer of them unacknowledged per cache
+** (docs/memory.md). */
+static bool inv_step(cache *c)
+{
+    bool progress = false;
+    while (c->inv_count) {
+        mem_msg *inv = c->inv_q[c->inv_head];
+        uint64_t line = cache_line_addr(c, inv->addr);
+        int64_t fi = cache_tags_find(c, line);
+        if (fi >= 0 && c->frames[fi].mshr) {
+            c->frames[fi].mshr->inv_wait = true;
+            break;
+        }
+        if (cache_txn_free_count(c) < 1u + (frame_dirty(c, fi) ? 1 : 0)) {
+            stat_inc(c->stall_bottom_busy);
+            break;
+        }
+        /* The ack's slot first (hooks may send too), queued after the
+        ** write-back. */
+        cache_txn *t = cache_txn_alloc(c, TXN_POST);
+        mem_msg *ack = mem_msg_response(c->pool, inv);
+        t->down = ack;
+        t->fixed_dst = true;
+        if (c->proto && c->proto->on_inv)
+            c->proto->on_inv(c->proto_data, c, line, line_meta(c, line, fi),
+                             inv, ack);
+        if (fi >= 0)
+            evict_frame(c, (uint32_t)fi, false);
+        cache_down_push(c, t);
+        stat_inc(c->line_invalidations);
+        c->inv_head = (c->inv_head + 1) % c->inv_cap;
+        c->inv_count--;
         progress = true;
     }
     return progress;
@@ -794,7 +1031,6 @@ static bool ctrl_step(cache *c)
                 if (cache_txn_free_count(c) < 1)
                     return progress;
                 enqueue_writeback(c, c->ctrl_cursor);
-                f->dirty = false;
                 progress = true;
             }
             c->ctrl_cursor++;
@@ -875,6 +1111,8 @@ static bool cache_tick(sim_comp *sc)
     bool progress = send_ready(c);
     progress |= take_bottom(c);
     progress |= drain(c);
+    if (c->inv_count)
+        progress |= inv_step(c);
     progress |= ctrl_step(c);
     progress |= take_top(c);
     progress |= send_ready(c);
@@ -920,28 +1158,26 @@ static bool cache_busy(const sim_comp *sc)
     const cache *c = (const cache *)sc;
     return port_occupancy(&c->top) || port_occupancy(&c->ctrl) ||
            port_occupancy(&c->bottom) || c->rsp_count || c->txn_used ||
-           c->mshr_used || c->ctrl_state != CTRL_IDLE;
+           c->mshr_used || c->inv_count || c->ctrl_state != CTRL_IDLE;
 }
 
+/* Names outlive the call: the watchdog keeps them for its report. */
 static void cache_visit(const sim_comp *sc, sim_buf_visit_fn fn, void *ud)
 {
     const cache *c = (const cache *)sc;
-    char name[256];
-    snprintf(name, sizeof name, "%s.mshr", sc->name);
-    fn(name, c->mshr_used, c->cfg.mshr_entries, ud);
-    snprintf(name, sizeof name, "%s.below", sc->name);
-    fn(name, c->txn_used, c->cfg.max_inflight_below, ud);
-    snprintf(name, sizeof name, "%s.responses", sc->name);
-    fn(name, c->rsp_count, c->rsp_cap, ud);
+    fn(c->buf_names[0], c->mshr_used, c->cfg.mshr_entries, ud);
+    fn(c->buf_names[1], c->txn_used, c->cfg.max_inflight_below, ud);
+    fn(c->buf_names[2], c->rsp_count, c->rsp_cap, ud);
+    fn(c->buf_names[3], c->inv_count, c->inv_cap, ud);
 }
 
 static void cache_dump(const sim_comp *sc, FILE *f)
 {
     const cache *c = (const cache *)sc;
     fprintf(f, "  mshr %u/%u below %u/%u (queued %u) responses %u/%u "
-            "ctrl %d%s%s%s\n", c->mshr_used, c->cfg.mshr_entries,
+            "inv %u ctrl %d%s%s%s\n", c->mshr_used, c->cfg.mshr_entries,
             c->txn_used, c->cfg.max_inflight_below, c->down_count,
-            c->rsp_count, c->rsp_cap, c->ctrl_state,
+            c->rsp_count, c->rsp_cap, c->inv_count, c->ctrl_state,
             c->top_blocked ? " top-blocked" : "",
             c->bottom_blocked ? " bottom-blocked" : "",
             c->ctrl_blocked ? " ctrl-blocked" : "");
@@ -961,18 +1197,20 @@ static const sim_comp_ops cache_ops = {
 
 static void register_stats(cache *c, stat_registry *r)
 {
-    static const char *const names[15] = {
+    static const char *const names[16] = {
         "read_hits", "read_misses", "read_mshr_merges", "write_hits",
         "write_misses", "evictions", "dirty_evictions", "writebacks",
         "atomics", "invalidations", "flushes", "bytes_from_below",
-        "bytes_to_below", "stall_mshr_full", "stall_bottom_busy"};
-    stat_counter **slots[15] = {
+        "bytes_to_below", "stall_mshr_full", "stall_bottom_busy",
+        "line_invalidations"};
+    stat_counter **slots[16] = {
         &c->read_hits, &c->read_misses, &c->read_mshr_merges,
         &c->write_hits, &c->write_misses, &c->evictions,
         &c->dirty_evictions, &c->writebacks, &c->atomics,
         &c->invalidations, &c->flushes, &c->bytes_from_below,
-        &c->bytes_to_below, &c->stall_mshr_full, &c->stall_bottom_busy};
-    for (int i = 0; i < 15; i++) {
+        &c->bytes_to_below, &c->stall_mshr_full, &c->stall_bottom_busy,
+        &c->line_invalidations};
+    for (int i = 0; i < 16; i++) {
         const char *unit = strncmp(names[i], "bytes", 5) == 0 ? "bytes"
                            : strncmp(names[i], "stall", 5) == 0 ? "cycles"
                                                                 : "count";
@@ -1002,11 +1240,15 @@ cache *cache_new(sim_engine *eng, const char *name, const cache_config *cfg,
     size_t nframes = (size_t)c->sets * cfg->ways;
     c->frames = MGS_NEW_ARRAY(cache_frame, nframes);
     c->data = mgs_xcalloc(nframes, cfg->line);
+    c->dirty_words = cfg->line > 64 ? 2 : 1;
+    c->dirty_bits = MGS_NEW_ARRAY(uint64_t, nframes * c->dirty_words);
+    c->split_policy = cfg->local_limit > cfg->local_base;
 
-    c->mshrs = MGS_NEW_ARRAY(cache_mshr, cfg->mshr_entries);
-    c->target_store = MGS_NEW_ARRAY(mem_msg *, (size_t)cfg->mshr_entries *
+    uint32_t nmshrs = cfg->mshr_entries + cfg->lock_entries;
+    c->mshrs = MGS_NEW_ARRAY(cache_mshr, nmshrs);
+    c->target_store = MGS_NEW_ARRAY(mem_msg *, (size_t)nmshrs *
                                                    cfg->mshr_targets);
-    for (uint32_t i = cfg->mshr_entries; i-- > 0;) {
+    for (uint32_t i = nmshrs; i-- > 0;) {
         c->mshrs[i].targets = c->target_store + (size_t)i * cfg->mshr_targets;
         c->mshrs[i].next = c->mshr_free;
         c->mshr_free = &c->mshrs[i];
@@ -1021,6 +1263,14 @@ cache *cache_new(sim_engine *eng, const char *name, const cache_config *cfg,
     ** through the hit pipeline, plus a few for fills and acks. */
     c->rsp_cap = cfg->requests_per_cycle * (cfg->hit_latency + 1) + 4;
     c->rsp_q = MGS_NEW_ARRAY(cache_rsp, c->rsp_cap);
+    c->inv_cap = cfg->inv_buffer ? cfg->inv_buffer : 1;
+    c->inv_q = MGS_NEW_ARRAY(mem_msg *, c->inv_cap);
+    static const char *const bufs[4] = {"mshr", "below", "responses", "inv"};
+    for (int i = 0; i < 4; i++) {
+        size_t n = strlen(name) + strlen(bufs[i]) + 2;
+        c->buf_names[i] = mgs_xmalloc(n);
+        snprintf(c->buf_names[i], n, "%s.%s", name, bufs[i]);
+    }
     register_stats(c, stats);
     return c;
 }
@@ -1032,15 +1282,24 @@ void cache_free(cache *c)
     /* Messages still queued belong to us (responses, requests below). */
     for (uint32_t i = 0; i < c->rsp_count; i++)
         mem_msg_release(c->pool, c->rsp_q[(c->rsp_head + i) % c->rsp_cap].msg);
-    for (uint32_t i = 0; i < c->cfg.max_inflight_below; i++)
-        if (c->txns[i].kind != TXN_FREE && !c->txns[i].sent)
-            mem_msg_release(c->pool, c->txns[i].down);
+    for (uint32_t i = 0; i < c->cfg.max_inflight_below; i++) {
+        const cache_txn *t = &c->txns[i];
+        if (t->kind == TXN_FREE || t->sent)
+            continue;
+        if (t->nsent == 0)
+            mem_msg_release(c->pool, t->down);
+        mem_msg_release(c->pool, t->down2);
+    }
     port_fini(&c->top);
     port_fini(&c->bottom);
     port_fini(&c->ctrl);
     comp_fini(&c->base);
     free(c->frames);
     free(c->data);
+    free(c->dirty_bits);
+    free(c->inv_q);
+    for (int i = 0; i < 4; i++)
+        free(c->buf_names[i]);
     free(c->mshrs);
     free(c->target_store);
     free(c->txns);
@@ -1065,6 +1324,93 @@ void cache_set_protocol(cache *c, const cache_protocol *p, void *pd)
     c->proto_data = pd;
 }
 
+void cache_set_locality(cache *c, bool (*is_local)(void *ud, uint64_t line),
+                        void *ud)
+{
+    c->is_local = is_local;
+    c->locality_ud = ud;
+    c->split_policy = is_local || c->cfg.local_limit > c->cfg.local_base;
+}
+
+bool cache_line_is_remote(const cache *c, uint64_t addr)
+{
+    return c->split_policy && !line_is_local(c, addr);
+}
+
+/* ---- what protocols call from hooks --------------------------------------- */
+
+bool cache_line_lock(cache *c, uint64_t addr)
+{
+    uint64_t line = cache_line_addr(c, addr);
+    int64_t fi = cache_tags_find(c, line);
+    if (fi < 0)
+        return false;
+    cache_mshr *m = c->frames[fi].mshr;
+    if (!m) {
+        if (!c->mshr_free)
+            return false;
+        m = cache_mshr_alloc(c, line, (uint32_t)fi);
+        m->lock_only = true;
+        c->lock_mshrs++;
+        cache_mshr_drain_push(c, m); /* no fill: only the lock holds it */
+    }
+    m->locks++;
+    return true;
+}
+
+void cache_line_unlock(cache *c, uint64_t addr)
+{
+    int64_t fi = cache_tags_find(c, cache_line_addr(c, addr));
+    assert(fi >= 0 && c->frames[fi].mshr && c->frames[fi].mshr->locks &&
+           "cache_line_unlock: line not locked");
+    if (--c->frames[fi].mshr->locks == 0)
+        comp_wake(&c->base); /* drain serves the waiting requests */
+}
+
+bool cache_line_locked(const cache *c, uint64_t addr)
+{
+    int64_t fi = cache_tags_find(c, cache_line_addr(c, addr));
+    return fi >= 0 && c->frames[fi].mshr && c->frames[fi].mshr->locks;
+}
+
+/* Hooks run after the core reserved what its current action needs (at
+** most CORE_TXNS transactions: a write-back and one more; one response),
+** so a protocol's messages never take those. */
+enum { CORE_TXNS = 2, CORE_RSPS = 1 };
+
+uint32_t cache_room_below(const cache *c)
+{
+    uint32_t f = cache_txn_free_count(c);
+    return f > CORE_TXNS ? f - CORE_TXNS : 0;
+}
+
+uint32_t cache_room_up(const cache *c)
+{
+    uint32_t f = rsp_room(c);
+    return f > CORE_RSPS ? f - CORE_RSPS : 0;
+}
+
+bool cache_send_below(cache *c, mem_msg *m, bool expects_answer)
+{
+    if (cache_room_below(c) < 1)
+        return false;
+    cache_txn *t = cache_txn_alloc(c, expects_answer ? TXN_PROTO : TXN_POST);
+    t->down = m;
+    t->fixed_dst = m->base.dst != NULL;
+    cache_down_push(c, t);
+    comp_wake(&c->base);
+    return true;
+}
+
+bool cache_send_up(cache *c, mem_msg *m)
+{
+    if (cache_room_up(c) < 1)
+        return false;
+    push_rsp(c, m, &c->top);
+    comp_wake(&c->base);
+    return true;
+}
+
 bool cache_probe(const cache *c, uint64_t addr, uint8_t *out, bool *dirty)
 {
     int64_t fi = cache_tags_find(c, cache_line_addr(c, addr));
@@ -1074,6 +1420,17 @@ bool cache_probe(const cache *c, uint64_t addr, uint8_t *out, bool *dirty)
         memcpy(out, cache_frame_data(c, (uint32_t)fi), c->cfg.line);
     if (dirty)
         *dirty = c->frames[fi].dirty;
+    return true;
+}
+
+bool cache_probe_dirty(const cache *c, uint64_t addr, uint64_t mask[2])
+{
+    int64_t fi = cache_tags_find(c, cache_line_addr(c, addr));
+    if (fi < 0 || c->frames[fi].state != LINE_VALID)
+        return false;
+    const uint64_t *d = cache_frame_dirty(c, (uint32_t)fi);
+    mask[0] = d[0];
+    mask[1] = c->dirty_words > 1 ? d[1] : 0;
     return true;
 }
 
@@ -1090,6 +1447,9 @@ int cache_check(const cache *c)
         assert(cache_set_of(c, f->line_addr) == i / c->cfg.ways);
         assert(cache_tags_find(c, f->line_addr) == (int64_t)i);
         assert(f->state != LINE_PENDING || f->mshr);
+        const uint64_t *d = cache_frame_dirty(c, i);
+        assert(f->dirty == ((d[0] | (c->dirty_words > 1 ? d[1] : 0)) != 0));
+        (void)d;
         if (f->mshr) {
             assert(f->mshr->frame == i && f->mshr->line_addr == f->line_addr);
             assert(f->mshr->head <= f->mshr->count &&

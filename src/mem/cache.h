@@ -14,8 +14,13 @@
 **   WRITE_AROUND   writes go below; a write hit updates the line (GCN L1V)
 **   WRITE_THROUGH  writes update the line (allocate on write miss optional)
 **                  and always go below
-**   WRITE_BACK     writes allocate and dirty lines; dirty victims and
-**                  FLUSH write back (GCN L2)
+**   WRITE_BACK     writes allocate and dirty bytes; dirty victims and
+**                  FLUSH write back only the dirty bytes (masked writes)
+**                  (GCN L2)
+** Lines outside [local_base, local_limit) (when that range is not empty)
+** or those a locality predicate calls remote (cache_set_locality) use
+** remote_write_policy instead, e.g. write-back local and write-through
+** remote data in one L2.
 ** Reads: hit after hit_latency cycles; misses allocate an MSHR entry (one per
 ** line; later misses to the same line merge into it, up to mshr_targets),
 ** fetch the whole line from below, fill, then answer all merged targets in
@@ -23,13 +28,16 @@
 ** this cache is configured as the atomic point (atomics_here, L2): then the
 ** line is fetched/owned here and the RMW applied to the cached data.
 ** GLC reads bypass a cache configured with glc_bypass (L1).
+** From below, the bottom port also accepts MEM_INV_LINE (a directory's
+** invalidation): the line is dropped once no fill or lock holds it, its
+** dirty bytes written back, and MEM_INV_ACK goes back down after them.
 ** Bounded everywhere: top buffer, MSHR entries, write buffer, bottom
 ** in-flight; when full, the cache stops taking from top (back-pressure).
 **
 ** Statistics (per instance): read_hits, read_misses, read_mshr_merges,
 ** write_hits, write_misses, evictions, dirty_evictions, writebacks,
 ** atomics, invalidations, flushes, bytes_from_below, bytes_to_below,
-** stall_mshr_full, stall_bottom_busy.
+** stall_mshr_full, stall_bottom_busy, line_invalidations.
 */
 #ifndef MGS_MEM_CACHE_H
 #define MGS_MEM_CACHE_H
@@ -61,6 +69,13 @@ typedef struct cache_config {
     bool atomics_here;        /* perform atomics in this cache (L2) */
     bool write_allocate;      /* WRITE_THROUGH: allocate on write miss */
     mgs_time period;          /* clock, ps */
+    /* Remote lines: those outside [local_base, local_limit) when
+    ** local_limit > local_base (default 0, 0: every line is local), or
+    ** those a predicate set with cache_set_locality calls remote. */
+    cache_write_policy remote_write_policy;
+    uint64_t local_base, local_limit;
+    uint32_t lock_entries;    /* MSHRs kept for line locks only (0) */
+    uint32_t inv_buffer;      /* MEM_INV_LINE held while they wait (4) */
 } cache_config;
 
 void cache_config_default(cache_config *c);   /* 16 KB, 4-way, 64 B ... */
@@ -81,6 +96,11 @@ sim_port *cache_bottom(cache *c);
 sim_port *cache_ctrl(cache *c);
 /* Where misses, write-throughs and write-backs go. route is copied. */
 void cache_set_route(cache *c, const mem_route *route);
+/* Replaces the [local_base, local_limit) rule: is_local(ud, line_addr)
+** tells whether a line is local (write_policy) or remote
+** (remote_write_policy). NULL restores the range rule. */
+void cache_set_locality(cache *c, bool (*is_local)(void *ud, uint64_t line),
+                        void *ud);
 
 /* Coherence protocol hooks (docs/memory.md). A protocol module supplies
 ** these; the cache core calls them at fixed points and otherwise behaves
@@ -108,14 +128,66 @@ typedef struct cache_protocol {
                           const mem_msg *orig);
     /* A flush/invalidate completed (before MEM_CTRL_RSP is sent). */
     void (*on_ctrl)(void *pd, cache *c, const mem_msg *req);
+    /* A response to a request from above is about to be queued (hits,
+    ** drained MSHR targets, write acks, answers relayed from below): the
+    ** protocol may stamp rsp's fields. meta is the line's word when the
+    ** cache holds the line, else NULL. */
+    void (*on_respond)(void *pd, cache *c, uint64_t line_addr,
+                       uint64_t *meta, mem_msg *rsp, const mem_msg *req);
+    /* An answer other than a fill arrived from below: a write or
+    ** write-back acknowledgement, an atomic's or a bypass read's answer,
+    ** or the answer to a request the protocol sent (cache_send_below;
+    ** ack->req is that request). up is the response about to go up for
+    ** it (NULL if none), which the protocol may stamp. meta as above. */
+    void (*on_ack)(void *pd, cache *c, uint64_t line_addr, uint64_t *meta,
+                   const mem_msg *ack, mem_msg *up);
+    /* MEM_INV_LINE is being served: the line (meta NULL if absent) is
+    ** about to be dropped (on_evict follows if present); ack goes down
+    ** after its write-back and may be stamped. */
+    void (*on_inv)(void *pd, cache *c, uint64_t line_addr, uint64_t *meta,
+                   const mem_msg *inv, mem_msg *ack);
 } cache_protocol;
 
 /* Installs a protocol (borrowed; NULL = none). Call before simulating. */
 void cache_set_protocol(cache *c, const cache_protocol *p, void *pd);
 
+/* What a protocol may call from its hooks (docs/memory.md):
+**
+** Line locks. While a line is locked, every request for it waits in
+** arrival order, as during a fill (merged behind an MSHR, or held in the
+** top buffer); unlocking serves them. Locks nest (a count). A lock takes
+** an MSHR (lock_entries first, then the shared ones) unless the line
+** already has one. Returns false if the line is not in the cache (VALID or
+** being filled) or no MSHR is free. Flushes and MEM_INV_LINE wait for
+** unlock. */
+bool cache_line_lock(cache *c, uint64_t addr);
+/* Drops one lock of addr's line (must be locked). */
+void cache_line_unlock(cache *c, uint64_t addr);
+bool cache_line_locked(const cache *c, uint64_t addr);
+/* Sends m below through the cache's FIFO down queue (after everything
+** queued before it, ready miss_latency cycles from now). m->base.dst NULL:
+** routed by m->addr. expects_answer: the answer comes back through the
+** bottom port, on_ack sees it, and the cache frees both; otherwise m
+** passes to its receiver when sent. Returns false (m still the caller's)
+** if cache_room_below() == 0: the cache keeps 2 transaction slots for its
+** own action in progress, so a protocol that sends needs
+** max_inflight_below >= 3, and 1 response slot likewise. */
+bool cache_send_below(cache *c, mem_msg *m, bool expects_answer);
+uint32_t cache_room_below(const cache *c);
+/* Sends m up (m->base.dst set) through the response queue, after the
+** responses queued before it, hit_latency cycles from now; it passes to
+** its receiver. false if the queue is full (cache_room_up() == 0). */
+bool cache_send_up(cache *c, mem_msg *m);
+uint32_t cache_room_up(const cache *c);
+/* Whether addr's line is remote for this cache (its policy). */
+bool cache_line_is_remote(const cache *c, uint64_t addr);
+
 /* Debugging/tests: looks up a line without timing; copies it to out if
 ** present. Returns whether present (and dirty through *dirty). */
 bool cache_probe(const cache *c, uint64_t addr, uint8_t *out, bool *dirty);
+/* Dirty bytes of addr's line: bit i of mask[i / 64] for byte i (mask[1]
+** is 0 for lines of <= 64 bytes). false if the line is not present. */
+bool cache_probe_dirty(const cache *c, uint64_t addr, uint64_t mask[2]);
 /* Invariants (tags unique per set, MSHR targets consistent). Returns 1. */
 int cache_check(const cache *c);
 

@@ -3,9 +3,11 @@
 ** (tag/data array, LRU) and cache_mshr.c (MSHRs and transactions below).
 ** Private to src/mem/cache*.c and the cache unit tests.
 **
-** Storage. Frames (one per way of every set) hold tag, state, dirty bit,
+** Storage. Frames (one per way of every set) hold tag, state, dirty flag,
 ** LRU stamp and a protocol word; their bytes live in one flat data array
-** (frame i at data + i * line). A frame is INVALID, VALID, or PENDING
+** (frame i at data + i * line), their dirty-byte masks in another
+** (dirty_words 64-bit words per frame: bit b of word w = byte 64w + b;
+** a frame's dirty flag is set exactly when some bit is). A frame is INVALID, VALID, or PENDING
 ** (reserved for a fill that is in flight). A frame with an MSHR attached
 ** (PENDING, or VALID while the MSHR drains its targets) is never chosen as
 ** a victim.
@@ -18,7 +20,9 @@
 **            miss_latency cycles, so also non-decreasing)
 **   txns     one slot per request below, queued or in flight; there are
 **            max_inflight_below of them, which bounds the traffic below
-**   mshrs    one per line being filled; up to mshr_targets merged requests
+**   mshrs    one per line being filled or locked; up to mshr_targets
+**            merged requests (mshr_entries for misses + lock_entries)
+**   inv_q    MEM_INV_LINE from below waiting to be served (in order)
 */
 #ifndef MGS_MEM_CACHE_INT_H
 #define MGS_MEM_CACHE_INT_H
@@ -46,6 +50,9 @@ struct cache_mshr {
     uint32_t frame;         /* index of the reserved frame */
     uint8_t state;          /* MSHR_* */
     uint32_t head, count;   /* targets[head..count) still to serve */
+    uint16_t locks;         /* cache_line_lock count: targets wait */
+    bool lock_only;         /* taken by a lock, not by a miss */
+    bool inv_wait;          /* a MEM_INV_LINE waits: merge no more */
     mem_msg **targets;      /* mshr_targets requests, in arrival order */
     cache_mshr *next;       /* free list, or drain list (fill order) */
 };
@@ -57,13 +64,20 @@ enum {
     TXN_WRITEBACK,  /* dirty victim / flush / atomic-point write: no one
                        to answer */
     TXN_READ_FWD,   /* GLC bypass read; answer orig with the data */
-    TXN_ATOMIC_FWD  /* atomic performed below; answer orig with old value */
+    TXN_ATOMIC_FWD, /* atomic performed below; answer orig with old value */
+    TXN_PROTO,      /* a protocol's request (cache_send_below); on_ack */
+    TXN_POST        /* a message with no answer (MEM_INV_ACK, a protocol's
+                       notification): the slot frees when it is sent */
 };
 
 typedef struct cache_txn {
     uint8_t kind;           /* TXN_* */
     bool sent;              /* left down_q */
+    bool fixed_dst;         /* down->base.dst set by its maker: no route */
+    uint8_t nsent;          /* messages of this transaction sent */
+    uint8_t unanswered;     /* messages whose answer has not come back */
     mem_msg *down;          /* request below (ours; freed on its answer) */
+    mem_msg *down2;         /* second half of a split write-back, or NULL */
     mem_msg *orig;          /* request from above to answer, or NULL */
     cache_mshr *mshr;       /* TXN_FILL */
     mgs_time ready;         /* earliest send time */
@@ -100,16 +114,26 @@ struct cache {
     mem_pool *pool;         /* borrowed */
     mem_route route;        /* copied */
     bool have_route;
+    bool split_policy;      /* some lines use remote_write_policy */
+    bool (*is_local)(void *ud, uint64_t line); /* NULL: the range rule */
+    void *locality_ud;
     const cache_protocol *proto;  /* borrowed; NULL = no protocol */
     void *proto_data;
     /* --- tags and data --- */
     cache_frame *frames;    /* owned, sets * ways */
     uint8_t *data;          /* owned, sets * ways * line */
+    uint64_t *dirty_bits;   /* owned, sets * ways * dirty_words */
+    uint32_t dirty_words;   /* 1 (line <= 64 B) or 2 */
     uint64_t lru_clock;
     /* --- MSHRs --- */
     cache_mshr *mshrs;      /* owned, mshr_entries */
     mem_msg **target_store; /* owned, mshr_entries * mshr_targets */
     cache_mshr *mshr_free;
+    uint32_t lock_mshrs;    /* MSHRs taken by locks (lock_only) */
+    /* --- invalidations from below --- */
+    mem_msg **inv_q;        /* ring, inv_cap */
+    uint32_t inv_head, inv_count, inv_cap;
+    char *buf_names[4];     /* owned: "<name>.mshr", .below, .responses, .inv */
     /* --- transactions below --- */
     cache_txn *txns;        /* owned, max_inflight_below */
     cache_txn *txn_free;
@@ -124,8 +148,8 @@ struct cache {
     stat_counter *read_hits, *read_misses, *read_mshr_merges, *write_hits,
         *write_misses, *evictions, *dirty_evictions, *writebacks, *atomics,
         *invalidations, *flushes, *bytes_from_below, *bytes_to_below,
-        *stall_mshr_full, *stall_bottom_busy;
-    stat_counter own[15];
+        *stall_mshr_full, *stall_bottom_busy, *line_invalidations;
+    stat_counter own[16];
 };
 
 /* ---- cache_tags.c ---- */
@@ -142,6 +166,10 @@ static inline uint8_t *cache_frame_data(const cache *c, uint32_t frame)
 {
     return c->data + (size_t)frame * c->cfg.line;
 }
+static inline uint64_t *cache_frame_dirty(const cache *c, uint32_t frame)
+{
+    return c->dirty_bits + (size_t)frame * c->dirty_words;
+}
 
 /* ---- cache_mshr.c ---- */
 cache_mshr *cache_mshr_alloc(cache *c, uint64_t line_addr, uint32_t frame);
@@ -150,7 +178,9 @@ void cache_mshr_release(cache *c, cache_mshr *m);
 void cache_mshr_drain_push(cache *c, cache_mshr *m);
 cache_txn *cache_txn_alloc(cache *c, uint8_t kind);
 void cache_txn_release(cache *c, cache_txn *t);
-/* Appends t to down_q, ready at now + miss_latency cycles. */
+/* Appends t to down_q, ready at now + miss_latency cycles; its messages
+** (except a TXN_POST's, which keep theirs) get origin = t and an issue
+** time. */
 void cache_down_push(cache *c, cache_txn *t);
 static inline uint32_t cache_txn_free_count(const cache *c)
 {

@@ -9,6 +9,10 @@
 **   WAIT_FILL --fill arrives (take_bottom)--> DRAIN (cache_mshr_drain_push)
 **   DRAIN --all targets served, in order (drain)--> FREE (cache_mshr_release)
 **
+** A line lock (cache_line_lock) raises the MSHR's lock count, taking a
+** lock-only MSHR (straight to DRAIN, no targets) if the line had none;
+** drain skips an MSHR while it is locked, so its targets wait in order.
+**
 ** Requests for the line that arrive in WAIT_FILL or DRAIN merge as targets
 ** (cache_mshr_add_target) so that every request to a line is served in
 ** arrival order; when targets are full the request waits in the top buffer.
@@ -33,6 +37,8 @@ cache_mshr *cache_mshr_alloc(cache *c, uint64_t line_addr, uint32_t frame)
     m->frame = frame;
     m->state = MSHR_WAIT_FILL;
     m->head = m->count = 0;
+    m->locks = 0;
+    m->lock_only = m->inv_wait = false;
     c->mshr_used++;
     c->frames[frame].mshr = m;
     return m;
@@ -48,8 +54,10 @@ bool cache_mshr_add_target(cache *c, cache_mshr *m, mem_msg *req)
 
 void cache_mshr_release(cache *c, cache_mshr *m)
 {
-    assert(m->state == MSHR_DRAIN && m->head == m->count);
+    assert(m->state == MSHR_DRAIN && m->head == m->count && !m->locks);
     c->frames[m->frame].mshr = NULL;
+    if (m->lock_only)
+        c->lock_mshrs--;
     m->state = MSHR_FREE;
     m->next = c->mshr_free;
     c->mshr_free = m;
@@ -74,8 +82,10 @@ cache_txn *cache_txn_alloc(cache *c, uint8_t kind)
     c->txn_free = t->next_free;
     t->next_free = NULL;
     t->kind = kind;
-    t->sent = false;
-    t->down = t->orig = NULL;
+    t->sent = t->fixed_dst = false;
+    t->nsent = 0;
+    t->unanswered = 1;
+    t->down = t->down2 = t->orig = NULL;
     t->mshr = NULL;
     c->txn_used++;
     return t;
@@ -95,8 +105,15 @@ void cache_down_push(cache *c, cache_txn *t)
     assert(c->down_count < cap);
     t->ready = eng_now(c->base.eng) +
                mgs_cycles(c->cfg.miss_latency, c->cfg.period);
-    t->down->origin = t;
-    t->down->issue_time = eng_now(c->base.eng);
+    if (t->kind != TXN_POST) {
+        t->down->origin = t;
+        t->down->issue_time = eng_now(c->base.eng);
+        if (t->down2) {
+            t->down2->origin = t;
+            t->down2->issue_time = t->down->issue_time;
+            t->unanswered = 2;
+        }
+    }
     c->down_q[(c->down_head + c->down_count) % cap] = t;
     c->down_count++;
 }

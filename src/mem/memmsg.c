@@ -121,6 +121,7 @@ static mem_msg_type response_type(uint32_t req_type)
     case MEM_FLUSH:
     case MEM_INVALIDATE: return MEM_CTRL_RSP;
     case MEM_XLATE: return MEM_XLATE_RSP;
+    case MEM_INV_LINE: return MEM_INV_ACK;
     default:
         assert(!"response to a message that is not a request");
         return MEM_CTRL_RSP;

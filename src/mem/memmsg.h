@@ -30,6 +30,19 @@
 **   MEM_CTRL_RSP   up         flush / invalidate complete
 **   MEM_XLATE      down       address translation request (TLB/MMU)
 **   MEM_XLATE_RSP  up         paddr valid (or fault)
+**   MEM_INV_LINE   up         unsolicited, from below (a directory): drop
+**                             the line at addr (writing back its dirty
+**                             bytes first); answered with MEM_INV_ACK
+**   MEM_INV_ACK    down       the line is gone (sent after its write-back)
+**
+** Protocol fields. coh[] and sharers belong to the coherence protocol
+** (timestamps, leases, sharer sets); no core component reads them.
+** Whoever sets them also declares their wire size with mem_msg_set_coh_bytes
+** (added to base.bytes, so links charge for them). mem_msg_response does
+** not copy them: a response carries what its responder puts there (it
+** reads the request's through rsp->req). A component that forwards a
+** request or an answer unchanged (a cache's bypass reads, forwarded
+** writes and atomics) relays them with mem_msg_copy_coh.
 */
 #ifndef MGS_MEM_MEMMSG_H
 #define MGS_MEM_MEMMSG_H
@@ -53,6 +66,8 @@ typedef enum mem_msg_type {
     MEM_CTRL_RSP,
     MEM_XLATE,
     MEM_XLATE_RSP,
+    MEM_INV_LINE,
+    MEM_INV_ACK,
     MEM_MSG_TYPE_COUNT
 } mem_msg_type;
 
@@ -91,6 +106,10 @@ typedef struct mem_msg {
                               translator replaces addr, never vaddr */
     uint64_t span;         /* FLUSH / INVALIDATE: the lines of [addr, addr +
                               span) only; 0 = the whole cache */
+    uint64_t coh[2];       /* protocol fields: timestamps, leases... */
+    uint64_t sharers;      /* protocol field: sharer set (bit per agent) */
+    uint32_t coh_bytes;    /* wire bytes of the protocol fields carried,
+                              included in base.bytes */
     /* Everything above is zeroed by mem_msg_alloc; data is not (it is
     ** 128 bytes, and every writer fills the bytes it declares in size). */
     uint8_t data[MEM_LINE_MAX];
@@ -114,11 +133,28 @@ mem_msg *mem_msg_alloc(mem_pool *p, mem_msg_type type);
 void mem_msg_release(mem_pool *p, mem_msg *m);
 uint64_t mem_pool_outstanding(const mem_pool *p);
 
-/* A response to req (type READ_RSP/WRITE_RSP/ATOMIC_RSP/CTRL_RSP/XLATE_RSP
-** chosen from req's type), addressed to req->reply_to or else
+/* A response to req (type READ_RSP/WRITE_RSP/ATOMIC_RSP/CTRL_RSP/XLATE_RSP/
+** INV_ACK chosen from req's type), addressed to req->reply_to or else
 ** req->base.src, with addr, vaddr, size, flags, pid, gpu, origin,
-** issue_time copied and rsp->req = req. */
+** issue_time copied and rsp->req = req (protocol fields are not copied). */
 mem_msg *mem_msg_response(mem_pool *p, const mem_msg *req);
+
+/* Declares that m carries n wire bytes of protocol fields (replacing what
+** it declared before): base.bytes changes by the difference. */
+static inline void mem_msg_set_coh_bytes(mem_msg *m, uint32_t n)
+{
+    m->base.bytes = m->base.bytes - m->coh_bytes + n;
+    m->coh_bytes = n;
+}
+
+/* Copies the protocol fields of src into dst, with their wire size. */
+static inline void mem_msg_copy_coh(mem_msg *dst, const mem_msg *src)
+{
+    dst->coh[0] = src->coh[0];
+    dst->coh[1] = src->coh[1];
+    dst->sharers = src->sharers;
+    mem_msg_set_coh_bytes(dst, src->coh_bytes);
+}
 
 /* Where a component sends a request for an address: the lower-level port
 ** (an L2 bank chosen by interleaving, a DRAM channel, an RDMA engine...).

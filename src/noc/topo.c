@@ -232,8 +232,16 @@ uint32_t noc_class_mem_rsp(const sim_msg *m, void *ud)
     case MEM_ATOMIC_RSP:
     case MEM_CTRL_RSP:
     case MEM_XLATE_RSP:
+    case MEM_INV_ACK:
         return 1;
     default:
         return 0;
     }
+}
+
+uint32_t noc_class_mem_coh(const sim_msg *m, void *ud)
+{
+    if (m->type == MEM_INV_LINE)
+        return NOC_CLASS_INV;
+    return noc_class_mem_rsp(m, ud) ? NOC_CLASS_RSP : NOC_CLASS_REQ;
 }

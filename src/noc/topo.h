@@ -71,8 +71,24 @@ int noc_build_switch_complex(noc_net *n, const noc_xbar_cfg *cfg,
                              noc_topo *out);
 
 /* Classifier for noc_set_classes(n, 2, noc_class_mem_rsp, NULL): class 1
-** for memory-protocol responses (MEM_*_RSP, src/mem/memmsg.h), class 0
-** for everything else, so responses never wait behind requests. */
+** for memory-protocol responses (MEM_*_RSP and MEM_INV_ACK,
+** src/mem/memmsg.h), class 0 for everything else, so responses never wait
+** behind requests. */
 uint32_t noc_class_mem_rsp(const sim_msg *m, void *ud);
+
+/* Message classes of a network that carries invalidations from a
+** directory (MEM_INV_LINE): noc_set_classes(n, NOC_MEM_CLASSES,
+** noc_class_mem_coh, NULL). Requests, responses (with invalidation acks,
+** which their receiver always sinks) and invalidations each get their own
+** virtual channel, so requests a directory stops accepting never block
+** invalidations or acks, and invalidations waiting at a busy cache never
+** block the responses that let it finish (docs/memory.md). */
+enum {
+    NOC_CLASS_REQ = 0,  /* MEM_READ, MEM_WRITE, MEM_ATOMIC, control... */
+    NOC_CLASS_RSP = 1,  /* MEM_*_RSP, MEM_INV_ACK */
+    NOC_CLASS_INV = 2,  /* MEM_INV_LINE */
+    NOC_MEM_CLASSES = 3
+};
+uint32_t noc_class_mem_coh(const sim_msg *m, void *ud);
 
 #endif

@@ -130,6 +130,46 @@ static void test_l2_only(void **state)
     run_and_check(&p, "L2 only", NULL);
 }
 
+/* Owners of single bytes share lines across private write-back caches
+** (one per agent, like one L2 per GPU): unit 1..8 bytes, so every line
+** has several writers. Only dirty bytes are written back, so no writer
+** puts back another's stale bytes: every owned read checks, and memory
+** equals the reference after the flush. 64- and 128-byte lines, with a
+** write-back or write-through level below. */
+static void test_byte_owners_share_lines(void **state)
+{
+    (void)state;
+    static const uint32_t lines[] = {64, 128};
+    static const uint32_t units[] = {1, 4, 8};
+    for (size_t l = 0; l < 2; l++) {
+        for (size_t u = 0; u < 3; u++) {
+            mem_world_params p;
+            mem_world_params_default(&p);
+            p.nl1 = 4;
+            p.nl2 = 1;
+            p.l1.line = lines[l];
+            p.l1.size = 2048;
+            p.l1.write_policy = CACHE_WRITE_BACK;
+            p.l2.line = lines[l];
+            p.l2.write_policy = u % 2 ? CACHE_WRITE_THROUGH
+                                      : CACHE_WRITE_BACK;
+            p.l2.atomics_here = u % 2 == 0;
+            p.tester.mode = MEM_TESTER_OWNED_UNITS;
+            p.tester.unit = units[u];
+            p.tester.max_size = units[u];
+            if (units[u] < 4)
+                p.tester.atomic_percent = 0; /* atomics are 4 or 8 bytes */
+            p.tester.size = 4096;
+            p.tester.ops_per_agent = 1500;
+            p.tester.seed = 900 + l * 10 + u;
+            char what[96];
+            snprintf(what, sizeof what, "byte owners: line %u unit %u",
+                     lines[l], units[u]);
+            run_and_check(&p, what, NULL);
+        }
+    }
+}
+
 /* 1-entry MSHRs, 1 target, 1-message buffers and lanes, minimum
 ** transactions below: slow, but everything completes. */
 static void test_tiny_buffers_complete(void **state)
@@ -274,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_private_regions_all_policies),
         cmocka_unit_test(test_shared_owned_units_all_policies),
         cmocka_unit_test(test_l2_only),
+        cmocka_unit_test(test_byte_owners_share_lines),
         cmocka_unit_test(test_tiny_buffers_complete),
         cmocka_unit_test(test_random_configurations),
         cmocka_unit_test(test_deterministic_stats),

@@ -84,7 +84,7 @@ static void test_response(void **state)
     static const struct { mem_msg_type req, rsp; } map[] = {
         {MEM_WRITE, MEM_WRITE_RSP}, {MEM_ATOMIC, MEM_ATOMIC_RSP},
         {MEM_FLUSH, MEM_CTRL_RSP}, {MEM_INVALIDATE, MEM_CTRL_RSP},
-        {MEM_XLATE, MEM_XLATE_RSP}};
+        {MEM_XLATE, MEM_XLATE_RSP}, {MEM_INV_LINE, MEM_INV_ACK}};
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
         mem_msg *q = mem_msg_alloc(p, map[i].req);
         mem_msg *s = mem_msg_response(p, q);
@@ -98,12 +98,43 @@ static void test_response(void **state)
     mem_pool_free(p);
 }
 
+/* Protocol fields: zero on allocation, not copied into a response, their
+** wire size declared once (re-declaring replaces it), relayed with it. */
+static void test_protocol_fields(void **state)
+{
+    (void)state;
+    mem_pool *p = mem_pool_new();
+    mem_msg *req = mem_msg_alloc(p, MEM_READ);
+    assert_int_equal(req->coh[0] | req->coh[1] | req->sharers, 0);
+    assert_int_equal(req->coh_bytes, 0);
+    req->size = 4;
+    req->base.bytes = 8;
+    req->coh[0] = 11;
+    req->sharers = 0x5;
+    mem_msg_set_coh_bytes(req, 8);
+    assert_int_equal(req->base.bytes, 16);
+    mem_msg_set_coh_bytes(req, 12);
+    assert_int_equal(req->base.bytes, 20);
+    mem_msg *r = mem_msg_response(p, req);
+    assert_int_equal(r->coh[0] | r->sharers, 0);
+    assert_int_equal(r->base.bytes, 8 + 4);
+    mem_msg_copy_coh(r, req);
+    assert_int_equal(r->coh[0], 11);
+    assert_int_equal(r->sharers, 0x5);
+    assert_int_equal(r->coh_bytes, 12);
+    assert_int_equal(r->base.bytes, 8 + 4 + 12);
+    mem_msg_release(p, r);
+    mem_msg_release(p, req);
+    mem_pool_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pool_lifo_and_count),
         cmocka_unit_test(test_pool_grows),
         cmocka_unit_test(test_response),
+        cmocka_unit_test(test_protocol_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

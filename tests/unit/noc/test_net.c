@@ -11,7 +11,9 @@
 
 #include <cmocka.h>
 
+#include "mem/memmsg.h"
 #include "noc/noc.h"
+#include "noc/topo.h"
 #include "sim/conn.h"
 #include "tests/unit/noc/noc_testbed.h"
 
@@ -420,13 +422,14 @@ static uint32_t class_by_id(const sim_msg *m, void *ud)
 ** receiver never retrieves; flow B: EP1 -> EP3 (class 1) shares S1 -> S2.
 ** With one class, A's messages fill S2's input buffer and B starves
 ** (the watchdog reports it); with two classes, all of B arrives. */
-static int run_shared_link(uint32_t nclasses, uint32_t *b_received)
+static int run_shared_link_typed(uint32_t nclasses, noc_class_fn fn,
+                                 uint32_t type_a, uint32_t type_b,
+                                 uint32_t *b_received)
 {
     sim_engine *e = eng_new(NULL);
     noc_net *n = noc_net_new(e, "Net", NULL, 2);
     if (nclasses > 1)
-        assert_int_equal(noc_set_classes(n, nclasses, class_by_id, NULL),
-                         MGS_OK);
+        assert_int_equal(noc_set_classes(n, nclasses, fn, NULL), MGS_OK);
     noc_switch_cfg sc = {.latency = 1000};
     int s1 = noc_switch_add(n, "SW", 1, &sc), s2 = noc_switch_add(n, "SW",
                                                                   2, &sc);
@@ -444,6 +447,10 @@ static int run_shared_link(uint32_t nclasses, uint32_t *b_received)
     ag[2]->hold = true;
     tb_plan(ag[0], &ag[2]->port, 40, 64, 0, 0);
     tb_plan(ag[1], &ag[3]->port, 40, 64, 1000, 20000000); /* A first */
+    for (uint32_t i = 0; i < 40; i++) {
+        ag[0]->msgs[i].type = type_a;
+        ag[1]->msgs[i].type = type_b;
+    }
     int rc = eng_run(e);
     assert_int_equal(noc_net_check(n), 1);
     *b_received = ag[3]->nrecv;
@@ -454,6 +461,43 @@ static int run_shared_link(uint32_t nclasses, uint32_t *b_received)
     noc_net_free(n);
     eng_free(e);
     return rc;
+}
+
+static int run_shared_link(uint32_t nclasses, uint32_t *b_received)
+{
+    return run_shared_link_typed(nclasses, class_by_id, 0, 0, b_received);
+}
+
+/* The memory classes: requests to a directory that stopped accepting
+** them (flow A) share a link with invalidations (or their acks) going
+** elsewhere (flow B). With the request/response classes, invalidations
+** ride with requests and starve; with noc_class_mem_coh they all pass. */
+static void test_invalidation_class_passes_blocked_requests(void **state)
+{
+    (void)state;
+    uint32_t got;
+    assert_int_equal(noc_class_mem_coh(&(sim_msg){.type = MEM_READ}, NULL),
+                     NOC_CLASS_REQ);
+    assert_int_equal(noc_class_mem_coh(&(sim_msg){.type = MEM_WRITE_RSP},
+                                       NULL), NOC_CLASS_RSP);
+    assert_int_equal(noc_class_mem_coh(&(sim_msg){.type = MEM_INV_ACK},
+                                       NULL), NOC_CLASS_RSP);
+    assert_int_equal(noc_class_mem_coh(&(sim_msg){.type = MEM_INV_LINE},
+                                       NULL), NOC_CLASS_INV);
+    assert_int_equal(run_shared_link_typed(2, noc_class_mem_rsp, MEM_READ,
+                                           MEM_INV_LINE, &got),
+                     MGS_EDEADLOCK);
+    assert_int_equal(got, 0);
+    assert_int_equal(run_shared_link_typed(NOC_MEM_CLASSES,
+                                           noc_class_mem_coh, MEM_READ,
+                                           MEM_INV_LINE, &got),
+                     MGS_EDEADLOCK); /* flow A stays blocked */
+    assert_int_equal(got, 40);
+    assert_int_equal(run_shared_link_typed(NOC_MEM_CLASSES,
+                                           noc_class_mem_coh, MEM_READ,
+                                           MEM_INV_ACK, &got),
+                     MGS_EDEADLOCK);
+    assert_int_equal(got, 40);
 }
 
 static void test_classes_isolate_blocked_traffic(void **state)
@@ -540,6 +584,7 @@ int main(void)
         cmocka_unit_test(test_local_loopback),
         cmocka_unit_test(test_stuck_receiver_diagnosed),
         cmocka_unit_test(test_classes_isolate_blocked_traffic),
+        cmocka_unit_test(test_invalidation_class_passes_blocked_requests),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
