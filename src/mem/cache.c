@@ -90,6 +90,7 @@ void cache_config_default(cache_config *c)
     c->local_base = c->local_limit = 0;
     c->lock_entries = 0;
     c->inv_buffer = 4;
+    c->remote_max_inflight = 0;
 }
 
 int cache_config_validate(const cache_config *c)
@@ -111,6 +112,12 @@ int cache_config_validate(const cache_config *c)
     if (c->top_buffer < 1 || c->ctrl_buffer < 1)
         return mgs_error_set(MGS_EINVAL, "cache top_buffer and ctrl_buffer "
                              "must be >= 1");
+    if (c->remote_max_inflight && c->remote_max_inflight >=
+                                      c->max_inflight_below)
+        return mgs_error_set(MGS_EINVAL, "cache remote_max_inflight = %u: "
+                             "must leave transactions for local lines (< "
+                             "max_inflight_below = %u)",
+                             c->remote_max_inflight, c->max_inflight_below);
     if (c->remote_write_policy > CACHE_WRITE_BACK)
         return mgs_error_set(MGS_EINVAL, "cache remote_write_policy = %d: "
                              "unknown", (int)c->remote_write_policy);
@@ -305,6 +312,10 @@ static cache_txn *enqueue_down2(cache *c, uint8_t kind, mem_msg *d,
     t->down = d;
     t->down2 = d2;
     t->orig = orig;
+    if (c->split_policy && !line_is_local(c, d->addr)) {
+        t->remote = true;
+        c->remote_txns++;
+    }
     if (c->proto && c->proto->on_send_below) {
         c->proto->on_send_below(c->proto_data, c, d, orig);
         if (d2)
@@ -647,7 +658,9 @@ static bool handle_atomic(cache *c, mem_msg *req, sim_port *via)
 {
     uint64_t line = cache_line_addr(c, req->addr);
     int64_t fi = cache_tags_find(c, line);
-    if (c->cfg.atomics_here) {
+    /* A remote line's atomic is performed at its home, the one point
+    ** every GPU's atomics on it reach. */
+    if (c->cfg.atomics_here && (!c->split_policy || line_is_local(c, line))) {
         if (fi >= 0 && c->frames[fi].mshr) {
             if (!merge_target(c, c->frames[fi].mshr, req))
                 return false;
@@ -861,7 +874,9 @@ static bool take_bottom(cache *c)
 
 static bool *blocked_flag(cache *c, sim_port *via)
 {
-    return via == &c->ctrl ? &c->ctrl_blocked : &c->top_blocked;
+    return via == &c->ctrl   ? &c->ctrl_blocked
+           : via == &c->home ? &c->home_blocked
+                             : &c->top_blocked;
 }
 
 static bool send_ready(cache *c)
@@ -1045,15 +1060,30 @@ static bool ctrl_step(cache *c)
 
 /* ---- intake ------------------------------------------------------------- */
 
-static bool take_top(cache *c)
+/* Whether the remote-line limit keeps req waiting (cache.h). */
+static bool remote_limited(const cache *c, const mem_msg *m)
+{
+    return c->cfg.remote_max_inflight && c->split_policy &&
+           c->remote_txns >= c->cfg.remote_max_inflight &&
+           (m->base.type == MEM_READ || m->base.type == MEM_WRITE ||
+            m->base.type == MEM_ATOMIC) &&
+           !line_is_local(c, m->addr);
+}
+
+/* Takes up to *budget requests from port in order. */
+static bool take_from(cache *c, sim_port *port, uint32_t *budget)
 {
     bool progress = false;
-    for (uint32_t n = 0; n < c->cfg.requests_per_cycle; n++) {
+    for (; *budget; (*budget)--) {
         if (c->ctrl_state != CTRL_IDLE)
             break;
-        mem_msg *m = (mem_msg *)port_peek(&c->top);
+        mem_msg *m = (mem_msg *)port_peek(port);
         if (!m)
             break;
+        if (remote_limited(c, m)) {
+            stat_inc(c->stall_bottom_busy);
+            break;
+        }
         bool ok;
         switch (m->base.type) {
         case MEM_READ:
@@ -1064,13 +1094,13 @@ static bool take_top(cache *c)
             assert(offset_in_line(c, m->addr) + m->size <= c->cfg.line);
             assert(m->base.type != MEM_ATOMIC ||
                    m->atomic_size == 4 || m->atomic_size == 8);
-            ok = m->base.type == MEM_READ    ? handle_read(c, m, &c->top)
-                 : m->base.type == MEM_WRITE ? handle_write(c, m, &c->top)
-                                             : handle_atomic(c, m, &c->top);
+            ok = m->base.type == MEM_READ    ? handle_read(c, m, port)
+                 : m->base.type == MEM_WRITE ? handle_write(c, m, port)
+                                             : handle_atomic(c, m, port);
             break;
         case MEM_FLUSH:
         case MEM_INVALIDATE:
-            ctrl_start(c, m, &c->top);
+            ctrl_start(c, m, port);
             ok = true;
             break;
         default:
@@ -1079,10 +1109,19 @@ static bool take_top(cache *c)
         }
         if (!ok)
             break;
-        port_retrieve(&c->top);
+        port_retrieve(port);
         progress = true;
     }
     return progress;
+}
+
+/* Requests of other GPUs (home) first, then this GPU's (top). */
+static bool take_top(cache *c)
+{
+    uint32_t budget = c->cfg.requests_per_cycle;
+    bool progress = port_occupancy(&c->home) &&
+                    take_from(c, &c->home, &budget);
+    return take_from(c, &c->top, &budget) || progress;
 }
 
 /* ---- component ops ------------------------------------------------------ */
@@ -1093,7 +1132,7 @@ static mgs_time next_ready(const cache *c)
     mgs_time t = MGS_TIME_MAX;
     if (c->rsp_count) {
         const cache_rsp *r = &c->rsp_q[c->rsp_head];
-        bool blocked = r->via == &c->ctrl ? c->ctrl_blocked : c->top_blocked;
+        bool blocked = *blocked_flag((cache *)c, r->via);
         if (!blocked)
             t = r->ready;
     }
@@ -1148,6 +1187,8 @@ static void cache_port_free(sim_comp *sc, sim_port *p)
         c->bottom_blocked = false;
     else if (p == &c->top)
         c->top_blocked = false;
+    else if (p == &c->home)
+        c->home_blocked = false;
     else
         c->ctrl_blocked = false;
     comp_wake(sc);
@@ -1157,6 +1198,7 @@ static bool cache_busy(const sim_comp *sc)
 {
     const cache *c = (const cache *)sc;
     return port_occupancy(&c->top) || port_occupancy(&c->ctrl) ||
+           port_occupancy(&c->home) ||
            port_occupancy(&c->bottom) || c->rsp_count || c->txn_used ||
            c->mshr_used || c->inv_count || c->ctrl_state != CTRL_IDLE;
 }
@@ -1233,6 +1275,7 @@ cache *cache_new(sim_engine *eng, const char *name, const cache_config *cfg,
     /* At most max_inflight_below answers can come back. */
     port_init(&c->bottom, &c->base, "bottom", cfg->max_inflight_below);
     port_init(&c->ctrl, &c->base, "ctrl", cfg->ctrl_buffer);
+    port_init(&c->home, &c->base, "home", cfg->top_buffer);
     eng_event_init(&c->wake_ev, &c->base, CACHE_EV_WAKE, NULL);
 
     c->line_shift = (uint32_t)__builtin_ctz(cfg->line);
@@ -1293,6 +1336,7 @@ void cache_free(cache *c)
     port_fini(&c->top);
     port_fini(&c->bottom);
     port_fini(&c->ctrl);
+    port_fini(&c->home);
     comp_fini(&c->base);
     free(c->frames);
     free(c->data);
@@ -1311,6 +1355,7 @@ void cache_free(cache *c)
 sim_port *cache_top(cache *c) { return &c->top; }
 sim_port *cache_bottom(cache *c) { return &c->bottom; }
 sim_port *cache_ctrl(cache *c) { return &c->ctrl; }
+sim_port *cache_home(cache *c) { return &c->home; }
 
 void cache_set_route(cache *c, const mem_route *route)
 {

@@ -75,6 +75,14 @@ typedef struct cache_config {
     cache_write_policy remote_write_policy;
     uint64_t local_base, local_limit;
     uint32_t lock_entries;    /* MSHRs kept for line locks only (0) */
+    /* At most this many transactions below for remote lines at once (0 =
+    ** no limit). With remote data cached in an L2 (coherence.remote_cache
+    ** = l2), requests from the level above for remote lines wait in the
+    ** top buffer past it, so misses of local lines - among them the
+    ** requests other GPUs' RDMA engines bring to the home port - always
+    ** find MSHRs and transactions: the home L2s keep answering and remote
+    ** misses cannot deadlock each other across GPUs. */
+    uint32_t remote_max_inflight;
     uint32_t inv_buffer;      /* MEM_INV_LINE held while they wait (4) */
 } cache_config;
 
@@ -94,6 +102,11 @@ void cache_free(cache *c);
 sim_port *cache_top(cache *c);
 sim_port *cache_bottom(cache *c);
 sim_port *cache_ctrl(cache *c);
+/* A second request port, served before top each cycle and answered
+** through itself: where an RDMA engine brings requests of other GPUs for
+** lines homed here, so they never wait behind this GPU's own requests in
+** the top buffer (top_buffer messages). */
+sim_port *cache_home(cache *c);
 /* Where misses, write-throughs and write-backs go. route is copied. */
 void cache_set_route(cache *c, const mem_route *route);
 /* Replaces the [local_base, local_limit) rule: is_local(ud, line_addr)

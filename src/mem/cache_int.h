@@ -74,6 +74,7 @@ typedef struct cache_txn {
     uint8_t kind;           /* TXN_* */
     bool sent;              /* left down_q */
     bool fixed_dst;         /* down->base.dst set by its maker: no route */
+    bool remote;            /* for a remote line (counted in remote_txns) */
     uint8_t nsent;          /* messages of this transaction sent */
     uint8_t unanswered;     /* messages whose answer has not come back */
     mem_msg *down;          /* request below (ours; freed on its answer) */
@@ -99,14 +100,17 @@ struct cache {
     uint32_t down_head, down_count;
     uint32_t mshr_used, txn_used;
     bool bottom_blocked;    /* a send below was refused */
-    bool top_blocked, ctrl_blocked;
+    bool top_blocked, ctrl_blocked, home_blocked;
     uint8_t ctrl_state;     /* CTRL_* */
+    uint32_t remote_txns;   /* transactions below for remote lines */
     cache_rsp *rsp_q;       /* ring, rsp_cap */
     cache_txn **down_q;     /* ring, max_inflight_below */
     cache_mshr *drain_head, *drain_tail;
     sim_event wake_ev;      /* wake-up for timed queues (no busy ticking) */
     mgs_time wake_time;
     sim_port top, bottom, ctrl;
+    sim_port home;          /* requests from the RDMA engine for lines homed
+                               here (remote_max_inflight, cache.h) */
     /* --- configuration --- */
     cache_config cfg;
     uint32_t sets;

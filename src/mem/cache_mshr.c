@@ -82,7 +82,7 @@ cache_txn *cache_txn_alloc(cache *c, uint8_t kind)
     c->txn_free = t->next_free;
     t->next_free = NULL;
     t->kind = kind;
-    t->sent = t->fixed_dst = false;
+    t->sent = t->fixed_dst = t->remote = false;
     t->nsent = 0;
     t->unanswered = 1;
     t->down = t->down2 = t->orig = NULL;
@@ -93,6 +93,8 @@ cache_txn *cache_txn_alloc(cache *c, uint8_t kind)
 
 void cache_txn_release(cache *c, cache_txn *t)
 {
+    if (t->remote)
+        c->remote_txns--;
     t->kind = TXN_FREE;
     t->next_free = c->txn_free;
     c->txn_free = t;

@@ -41,6 +41,7 @@ struct gpu_build {
     rdma_engine *rdma;        /* NULL without cfg.with_rdma */
     sim_port **l2_tops;       /* route candidates (borrowed by routes) */
     sim_port **l2_below;      /* per bank: its DRAM channel or agent */
+    sim_port **l2_homes;      /* per bank: its home port (remote data in L2) */
     mem_route l1_route;       /* what every L1 bottom uses */
     sim_port **l2tlb_tops;
     sim_conn *driver_link, *dispatch_net, *ctrl_net, *xbar, *mem_net,
@@ -154,6 +155,9 @@ void gpu_build_config_from(gpu_build_config *c, const mgs_config *k)
     c->l2_interleave = k->l2_interleave;
     c->l2.write_policy = strcmp(k->l2_write_policy, "writethrough")
                              ? CACHE_WRITE_BACK : CACHE_WRITE_THROUGH;
+    c->l2.remote_write_policy = strcmp(k->l2_remote_write_policy,
+                                       "writethrough")
+                                    ? CACHE_WRITE_BACK : CACHE_WRITE_THROUGH;
     c->l1_tlb.hit_latency = (uint32_t)k->tlb_l1_latency;
     c->l2_tlb.hit_latency = (uint32_t)k->tlb_l2_latency;
     c->l2_tlbs = (uint32_t)k->tlb_l2_count;
@@ -393,9 +397,27 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
     g->dram = mgs_xcalloc(c->l2_banks, sizeof *g->dram);
     g->l2_tops = mgs_xcalloc(c->l2_banks, sizeof *g->l2_tops);
     g->l2_below = mgs_xcalloc(c->l2_banks, sizeof *g->l2_below);
+    cache_config l2c = c->l2;
+    rdma_config rc = c->rdma;
+    if (remote_in_l2(c)) {
+        /* Remote lines: their own write policy, their atomics at the home,
+        ** and at most half the transactions below, so local misses (and
+        ** the home requests of other GPUs) always find some (assumed:
+        ** half; cache.h remote_max_inflight). The RDMA engine's inside
+        ** buffer holds every remote request all banks can have out, so a
+        ** bank's bottom lane never waits on it. */
+        l2c.local_base = c->phys_base;
+        l2c.local_limit = c->phys_base + c->mem_bytes;
+        l2c.remote_max_inflight = l2c.max_inflight_below / 2;
+        uint32_t all = c->l2_banks * l2c.remote_max_inflight + 16;
+        if (rc.inside_buffer < all)
+            rc.inside_buffer = all;
+    } else {
+        l2c.remote_write_policy = l2c.write_policy;
+    }
     for (uint32_t b = 0; b < c->l2_banks; b++) {
         NAME(n, "GPU[%d].L2[%u]", gi, b);
-        g->l2[b] = cache_new(eng, n, &c->l2, pool, st);
+        g->l2[b] = cache_new(eng, n, &l2c, pool, st);
         coh_attach(c, g->l2[b], COH_L2);
         g->l2_tops[b] = cache_top(g->l2[b]);
         conn_plug(g->xbar, cache_top(g->l2[b]));
@@ -453,10 +475,21 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
         /* Seed 002 Fig. 5.8a: local addresses to the L2 banks, every other
         ** one through the RDMA engine to its home GPU's L2. */
         NAME(n, "GPU[%d].RDMA", gi);
-        g->rdma = rdma_new(eng, n, &c->rdma, pool, st);
+        g->rdma = rdma_new(eng, n, &rc, pool, st);
         conn_plug(g->xbar, rdma_local(g->rdma));
         rdma_set_local_route(g->rdma, &to_l2);
         if (remote_in_l2(c)) {
+            /* Other GPUs' requests enter the home banks by their home
+            ** ports (cache.h), never behind this GPU's own. */
+            g->l2_homes = mgs_xcalloc(c->l2_banks, sizeof *g->l2_homes);
+            for (uint32_t b = 0; b < c->l2_banks; b++) {
+                g->l2_homes[b] = cache_home(g->l2[b]);
+                conn_plug(g->xbar, g->l2_homes[b]);
+            }
+            mem_route to_homes;
+            mem_route_interleaved(&to_homes, g->l2_homes, c->l2_banks,
+                                  (uint32_t)c->l2_interleave);
+            rdma_set_local_route(g->rdma, &to_homes);
             /* Remote lines are cached in the requesting L2: its misses
             ** split between its channel and the RDMA engine (seed 001
             ** §2.2). */
@@ -565,6 +598,7 @@ void gpu_build_free(gpu_build *g)
     free(g->l2tlb);
     free(g->l2_tops);
     free(g->l2_below);
+    free(g->l2_homes);
     free(g->l2tlb_tops);
     free(g);
 }

@@ -290,6 +290,75 @@ static void test_cross_gpu_writeback_counted(void **state)
     run_close(&r);
 }
 
+/* coherence.remote_cache = l2: remote lines are cached in the requesting
+** GPU's L2 (write-through), every workload still verifies on 4 GPUs (no
+** deadlock between the L2s and RDMA engines), fewer requests cross the
+** network than with remote data in L1 only, and atomics on remote lines
+** from every GPU are performed at one point, the home. */
+static double rdma_reads(const char *remote, const char *name)
+{
+    const mgs_workload *wl = wl_find(name);
+    wl_args a;
+    memset(&a, 0, sizeof a);
+    a.seed = 1;
+    a.num_gpus = 4;
+    a.gpu_all = 1;
+    for (int i = 0; i < WL_MAX_PARAMS && wl->params[i].name; i++)
+        a.param[i] = wl->params[i].small;
+    run r;
+    run_open(&r, "nc", "unified", 4);
+    snprintf(r.cfg.coherence_remote_cache, sizeof r.cfg.coherence_remote_cache,
+             "%s", remote);
+    assert_int_equal(wl->run(r.rt, &a), MGS_OK);
+    double n = stat_sum(r.st, "GPU[", "out_reads");
+    run_close(&r);
+    return n;
+}
+
+static void test_remote_data_in_l2(void **state)
+{
+    (void)state;
+    double l1 = rdma_reads("l1", "mm"), l2 = rdma_reads("l2", "mm");
+    printf("# mm on 4 unified GPUs: %.0f remote reads with remote data in "
+           "L1, %.0f in L2\n", l1, l2);
+    assert_true(l2 > 0 && l2 < l1);
+    assert_true(rdma_reads("l2", "xtreme3") > 0);
+
+    /* Atomics from 4 GPUs on counters homed on GPU 0. */
+    run r;
+    run_open(&r, "nc", "unified", 4);
+    snprintf(r.cfg.coherence_remote_cache, sizeof r.cfg.coherence_remote_cache,
+             "l2");
+    char path[512];
+    const char *dir = getenv("MGSIM_KERNEL_DIR");
+    snprintf(path, sizeof path, "%s/isa_sync.hsaco",
+             dir && *dir ? dir : MGS_KERNEL_DIR);
+    mgs_module *m;
+    mgs_kernel *k;
+    assert_int_equal(mgs_module_load(r.rt, path, &m), MGS_OK);
+    assert_int_equal(mgs_module_kernel(m, "isa_atomics", &k), MGS_OK);
+    enum { NA = 4096 };
+    int32_t g[8] = {0};
+    uint32_t gu[8] = {0, ~0u, 0, 0, 0, 0, 0, 0};
+    uint64_t g64[4] = {0};
+    mgs_dptr dg, dgu, dg64;
+    assert_int_equal(mgs_malloc(r.rt, 0, sizeof g, &dg), MGS_OK);
+    assert_int_equal(mgs_malloc(r.rt, 0, sizeof gu, &dgu), MGS_OK);
+    assert_int_equal(mgs_malloc(r.rt, 0, sizeof g64, &dg64), MGS_OK);
+    assert_int_equal(mgs_memcpy_h2d(r.rt, dg, g, sizeof g), MGS_OK);
+    assert_int_equal(mgs_memcpy_h2d(r.rt, dgu, gu, sizeof gu), MGS_OK);
+    assert_int_equal(mgs_memcpy_h2d(r.rt, dg64, g64, sizeof g64), MGS_OK);
+    struct { uint64_t g, gu, g64; int32_t n; } args = {dg, dgu, dg64, NA};
+    mgs_launch l = {.grid = {NA, 1, 1}, .block = {256, 1, 1},
+                    .args = &args, .args_size = 28, .gpu = MGS_GPU_ALL};
+    assert_int_equal(mgs_launch_kernel(r.rt, k, &l), MGS_OK);
+    assert_int_equal(mgs_memcpy_d2h(r.rt, g, dg, sizeof g), MGS_OK);
+    assert_int_equal(mgs_memcpy_d2h(r.rt, g64, dg64, sizeof g64), MGS_OK);
+    assert_int_equal(g64[0], NA);          /* one atomicAdd per work-item */
+    assert_int_equal(g[5], -NA);           /* one atomicSub per work-item */
+    run_close(&r);
+}
+
 /* ---- deliberately broken variants of nc ---- */
 
 static void no_l1_acquire_sync(const coh_system *sys, coh_point p,
@@ -404,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_sync_ranges),
         cmocka_unit_test(test_l2_survives_kernels_on_one_gpu),
         cmocka_unit_test(test_cross_gpu_writeback_counted),
+        cmocka_unit_test(test_remote_data_in_l2),
         cmocka_unit_test_setup(test_without_l1_acquire_fails, setup_broken),
         cmocka_unit_test_setup(test_without_l2_release_fails, setup_broken),
         cmocka_unit_test_setup(test_without_host_write_fails, setup_broken),
