@@ -27,6 +27,8 @@
 #include "util/xmalloc.h"
 #include "workloads/workload.h"
 
+#include "coh_run.h"
+
 extern const coh_protocol coh_nc;
 
 /* ---- a pass-through agent ---- */
@@ -155,38 +157,19 @@ static int run_with_agent(const char *name, int gpus, uint32_t drop_every,
                           uint64_t *fwd)
 {
     static agents *all;
-    const mgs_workload *wl = wl_find(name);
-    assert_non_null(wl);
     wl_args a;
-    memset(&a, 0, sizeof a);
-    a.seed = 1;
-    a.num_gpus = gpus;
-    for (int i = 0; i < WL_MAX_PARAMS && wl->params[i].name; i++)
-        a.param[i] = wl->params[i].small;
-    static mgs_config cfg;
-    mgs_config_defaults(&cfg);
-    snprintf(cfg.coherence_protocol, sizeof cfg.coherence_protocol, "%s",
-             with_agent.name);
-    stat_registry *st = stat_registry_new();
-    mgs_rt_options o;
-    mgs_rt_options_default(&o);
-    o.mode = MGS_MODE_TIMING;
-    o.num_gpus = gpus;
-    o.mem_per_gpu = 1ull << 30;
-    o.config = &cfg;
-    o.stats = st;
+    const mgs_workload *wl = coh_small_args(name, gpus, false, &a);
+    coh_run r;
+    coh_run_config(&r, with_agent.name);
     all = agents_create(NULL, NULL, NULL, NULL);
     all->drop_every = drop_every;
-    mgs_rt *rt;
-    assert_int_equal(mgs_rt_new(&o, &rt), MGS_OK);
-    int rc = wl->run(rt, &a);
+    coh_run_start(&r, "discrete", gpus);
+    int rc = wl->run(r.rt, &a);
     /* Count before the runtime (and the agents with it) goes away. */
     *fwd = 0;
     for (agent *g = all->list; g; g = g->next)
         *fwd += g->forwarded;
-    mgs_rt_free(rt);
-    stat_registry_free(st);
-    mgs_error_clear();
+    coh_run_close(&r);
     return rc;
 }
 

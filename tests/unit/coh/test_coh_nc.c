@@ -28,6 +28,8 @@
 #include "sim/stats.h"
 #include "workloads/workload.h"
 
+#include "coh_run.h"
+
 extern const coh_protocol coh_nc;
 
 /* The workload that needs the L1 invalidation at launch (one GPU), and the
@@ -128,86 +130,18 @@ static void test_sync_ranges(void **state)
 
 /* ---- runs ---- */
 
-typedef struct sum { const char *prefix, *metric; double v; } sum;
-static void sum_row(const stat_row *r, void *ud)
-{
-    sum *s = ud;
-    if (!strcmp(r->metric, s->metric) &&
-        !strncmp(r->component, s->prefix, strlen(s->prefix)))
-        s->v += r->value;
-}
-/* Sum of metric over the components whose name starts with prefix. */
-static double stat_sum(stat_registry *st, const char *prefix,
-                       const char *metric)
-{
-    sum s = {prefix, metric, 0};
-    stat_registry_foreach(st, 0, sum_row, &s);
-    return s.v;
-}
-
-typedef struct run {
-    mgs_config cfg;
-    stat_registry *st;
-    mgs_rt *rt;
-} run;
-
-static void run_open(run *r, const char *protocol, const char *platform,
-                     int gpus)
-{
-    memset(r, 0, sizeof *r);
-    mgs_config_defaults(&r->cfg);
-    snprintf(r->cfg.coherence_protocol, sizeof r->cfg.coherence_protocol,
-             "%s", protocol);
-    r->st = stat_registry_new();
-    mgs_rt_options o;
-    mgs_rt_options_default(&o);
-    o.mode = MGS_MODE_TIMING;
-    o.num_gpus = gpus;
-    o.mem_per_gpu = 1ull << 30;
-    o.platform = platform;
-    o.config = &r->cfg;
-    o.stats = r->st;
-    assert_int_equal(mgs_rt_new(&o, &r->rt), MGS_OK);
-}
-
-static void run_close(run *r)
-{
-    mgs_rt_free(r->rt);
-    stat_registry_free(r->st);
-}
-
 /* Runs a registered workload at its small size; returns its code. */
 static int run_workload(const char *protocol, const char *name,
                         const char *platform, int gpus)
 {
-    const mgs_workload *wl = wl_find(name);
-    assert_non_null(wl);
     wl_args a;
-    memset(&a, 0, sizeof a);
-    a.seed = 1;
-    a.num_gpus = gpus;
-    a.gpu_all = strcmp(platform, "discrete") != 0;
-    for (int i = 0; i < WL_MAX_PARAMS && wl->params[i].name; i++)
-        a.param[i] = wl->params[i].small;
-    run r;
-    run_open(&r, protocol, platform, gpus);
+    const mgs_workload *wl = coh_small_args(name, gpus,
+                                            strcmp(platform, "discrete"), &a);
+    coh_run r;
+    coh_run_open(&r, protocol, platform, gpus);
     int rc = wl->run(r.rt, &a);
-    run_close(&r);
-    mgs_error_clear();
+    coh_run_close(&r);
     return rc;
-}
-
-static mgs_kernel *vecadd_kernel(mgs_rt *rt)
-{
-    char path[512];
-    const char *dir = getenv("MGSIM_KERNEL_DIR");
-    snprintf(path, sizeof path, "%s/vecadd.hsaco",
-             dir && *dir ? dir : MGS_KERNEL_DIR);
-    mgs_module *m;
-    mgs_kernel *k;
-    assert_int_equal(mgs_module_load(rt, path, &m), MGS_OK);
-    assert_int_equal(mgs_module_kernel(m, "vecadd", &k), MGS_OK);
-    return k;
 }
 
 static void vecadd_launch(mgs_rt *rt, mgs_kernel *k, int gpu, mgs_dptr a,
@@ -227,9 +161,9 @@ enum { N = 32768 };   /* 3 x 128 KiB: resident in a 2 MiB L2 */
 static void test_l2_survives_kernels_on_one_gpu(void **state)
 {
     (void)state;
-    run r;
-    run_open(&r, "nc", "discrete", 1);
-    mgs_kernel *k = vecadd_kernel(r.rt);
+    coh_run r;
+    coh_run_open(&r, "nc", "discrete", 1);
+    mgs_kernel *k = coh_kernel(r.rt, "vecadd", "vecadd");
     static float ha[N], hb[N], hc[N];
     for (int i = 0; i < N; i++) {
         ha[i] = (float)i;
@@ -243,13 +177,13 @@ static void test_l2_survives_kernels_on_one_gpu(void **state)
     assert_int_equal(mgs_memcpy_h2d(r.rt, b, hb, sizeof hb), MGS_OK);
     vecadd_launch(r.rt, k, 0, a, b, c, N);
     assert_int_equal(mgs_synchronize(r.rt), MGS_OK);
-    double miss1 = stat_sum(r.st, "GPU[0].L2", "read_misses");
-    double hit1 = stat_sum(r.st, "GPU[0].L2", "read_hits");
-    double flush1 = stat_sum(r.st, "GPU[0].CP", "flushes");
+    double miss1 = coh_stat_sum(r.st, "GPU[0].L2", "read_misses");
+    double hit1 = coh_stat_sum(r.st, "GPU[0].L2", "read_hits");
+    double flush1 = coh_stat_sum(r.st, "GPU[0].CP", "flushes");
     vecadd_launch(r.rt, k, 0, a, b, c, N);
     assert_int_equal(mgs_synchronize(r.rt), MGS_OK);
-    double miss2 = stat_sum(r.st, "GPU[0].L2", "read_misses") - miss1;
-    double hit2 = stat_sum(r.st, "GPU[0].L2", "read_hits") - hit1;
+    double miss2 = coh_stat_sum(r.st, "GPU[0].L2", "read_misses") - miss1;
+    double hit2 = coh_stat_sum(r.st, "GPU[0].L2", "read_hits") - hit1;
     /* Every line of a and b (2 x 2048 lines) hits the second time. */
     assert_true(hit2 >= 2.0 * N * 4 / 64);
     printf("# second kernel: L2 read hits %.0f, misses %.0f\n", hit2, miss2);
@@ -260,7 +194,7 @@ static void test_l2_survives_kernels_on_one_gpu(void **state)
     assert_int_equal(mgs_memcpy_d2h(r.rt, hc, c, sizeof hc), MGS_OK);
     for (int i = 0; i < N; i++)
         assert_true(hc[i] == 3.0f * (float)i);
-    run_close(&r);
+    coh_run_close(&r);
 }
 
 /* Four GPUs: the cross-GPU write-back at kernel end still happens, and is
@@ -268,9 +202,9 @@ static void test_l2_survives_kernels_on_one_gpu(void **state)
 static void test_cross_gpu_writeback_counted(void **state)
 {
     (void)state;
-    run r;
-    run_open(&r, "nc", "unified", 4);
-    mgs_kernel *k = vecadd_kernel(r.rt);
+    coh_run r;
+    coh_run_open(&r, "nc", "unified", 4);
+    mgs_kernel *k = coh_kernel(r.rt, "vecadd", "vecadd");
     static float ha[N], hc[N];
     for (int i = 0; i < N; i++)
         ha[i] = (float)i;
@@ -278,16 +212,16 @@ static void test_cross_gpu_writeback_counted(void **state)
     assert_int_equal(mgs_malloc(r.rt, MGS_GPU_ALL, sizeof ha, &a), MGS_OK);
     assert_int_equal(mgs_malloc(r.rt, MGS_GPU_ALL, sizeof hc, &c), MGS_OK);
     assert_int_equal(mgs_memcpy_h2d(r.rt, a, ha, sizeof ha), MGS_OK);
-    double before = stat_sum(r.st, "GPU[", "flushes");
+    double before = coh_stat_sum(r.st, "GPU[", "flushes");
     vecadd_launch(r.rt, k, MGS_GPU_ALL, a, a, c, N);
     assert_int_equal(mgs_synchronize(r.rt), MGS_OK);
-    double flushes = stat_sum(r.st, "GPU[", "flushes") - before;
+    double flushes = coh_stat_sum(r.st, "GPU[", "flushes") - before;
     /* 4 GPUs x 8 banks at kernel end, and again at the peer release. */
     assert_true(flushes >= 2 * 4 * 8);
     assert_int_equal(mgs_memcpy_d2h(r.rt, hc, c, sizeof hc), MGS_OK);
     for (int i = 0; i < N; i++)
         assert_true(hc[i] == 2.0f * (float)i);
-    run_close(&r);
+    coh_run_close(&r);
 }
 
 /* coherence.remote_cache = l2: remote lines are cached in the requesting
@@ -297,21 +231,16 @@ static void test_cross_gpu_writeback_counted(void **state)
 ** from every GPU are performed at one point, the home. */
 static double rdma_reads(const char *remote, const char *name)
 {
-    const mgs_workload *wl = wl_find(name);
     wl_args a;
-    memset(&a, 0, sizeof a);
-    a.seed = 1;
-    a.num_gpus = 4;
-    a.gpu_all = 1;
-    for (int i = 0; i < WL_MAX_PARAMS && wl->params[i].name; i++)
-        a.param[i] = wl->params[i].small;
-    run r;
-    run_open(&r, "nc", "unified", 4);
+    const mgs_workload *wl = coh_small_args(name, 4, true, &a);
+    coh_run r;
+    coh_run_config(&r, "nc");
     snprintf(r.cfg.coherence_remote_cache, sizeof r.cfg.coherence_remote_cache,
              "%s", remote);
+    coh_run_start(&r, "unified", 4);
     assert_int_equal(wl->run(r.rt, &a), MGS_OK);
-    double n = stat_sum(r.st, "GPU[", "out_reads");
-    run_close(&r);
+    double n = coh_stat_sum(r.st, "GPU[", "out_reads");
+    coh_run_close(&r);
     return n;
 }
 
@@ -325,18 +254,12 @@ static void test_remote_data_in_l2(void **state)
     assert_true(rdma_reads("l2", "xtreme3") > 0);
 
     /* Atomics from 4 GPUs on counters homed on GPU 0. */
-    run r;
-    run_open(&r, "nc", "unified", 4);
+    coh_run r;
+    coh_run_config(&r, "nc");
     snprintf(r.cfg.coherence_remote_cache, sizeof r.cfg.coherence_remote_cache,
              "l2");
-    char path[512];
-    const char *dir = getenv("MGSIM_KERNEL_DIR");
-    snprintf(path, sizeof path, "%s/isa_sync.hsaco",
-             dir && *dir ? dir : MGS_KERNEL_DIR);
-    mgs_module *m;
-    mgs_kernel *k;
-    assert_int_equal(mgs_module_load(r.rt, path, &m), MGS_OK);
-    assert_int_equal(mgs_module_kernel(m, "isa_atomics", &k), MGS_OK);
+    coh_run_start(&r, "unified", 4);
+    mgs_kernel *k = coh_kernel(r.rt, "isa_sync", "isa_atomics");
     enum { NA = 4096 };
     int32_t g[8] = {0};
     uint32_t gu[8] = {0, ~0u, 0, 0, 0, 0, 0, 0};
@@ -356,7 +279,7 @@ static void test_remote_data_in_l2(void **state)
     assert_int_equal(mgs_memcpy_d2h(r.rt, g64, dg64, sizeof g64), MGS_OK);
     assert_int_equal(g64[0], NA);          /* one atomicAdd per work-item */
     assert_int_equal(g[5], -NA);           /* one atomicSub per work-item */
-    run_close(&r);
+    coh_run_close(&r);
 }
 
 /* ---- deliberately broken variants of nc ---- */
@@ -441,9 +364,9 @@ static void test_without_host_write_fails(void **state)
 {
     (void)state;
     for (int broken = 0; broken < 2; broken++) {
-        run r;
-        run_open(&r, broken ? "test-nc-no-host-write" : "nc", "discrete", 1);
-        mgs_kernel *k = vecadd_kernel(r.rt);
+        coh_run r;
+        coh_run_open(&r, broken ? "test-nc-no-host-write" : "nc", "discrete", 1);
+        mgs_kernel *k = coh_kernel(r.rt, "vecadd", "vecadd");
         static float ha[N], hc[N];
         for (int i = 0; i < N; i++)
             ha[i] = 1.0f + (float)i;
@@ -462,7 +385,7 @@ static void test_without_host_write_fails(void **state)
             assert_true(wrong > 0);
         else
             assert_int_equal(wrong, 0);
-        run_close(&r);
+        coh_run_close(&r);
     }
 }
 
