@@ -353,8 +353,7 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
         ** one through the RDMA engine to its home GPU's L2. */
         NAME(n, "GPU[%d].RDMA", gi);
         g->rdma = rdma_new(eng, n, &c->rdma, pool, st);
-        conn_plug(g->xbar, rdma_inside(g->rdma));
-        conn_plug(g->xbar, rdma_local(g->rdma));
+        rdma_plug(g->rdma, g->xbar);
         rdma_set_local_route(g->rdma, &to_l2);
         rdma_route_split(&to_l2, g->l2_tops, c->l2_banks,
                          (uint32_t)c->l2_interleave, c->phys_base,

@@ -99,6 +99,18 @@ static bool copies_timed(const mgs_rt *rt)
             strcmp(rt->opt.config->platform_copy_timing, "instant"));
 }
 
+/* Whether host copies (h2d, d2h) cross a host link. Not on shared
+** (MGPU-SM): the CPU and the GPUs share the same memory (seed 000 §5), so
+** a host copy is a hand-off that costs no simulated time
+** (docs/platforms.md, "Host copies"). */
+static bool host_copies_timed(const mgs_rt *rt)
+{
+    const char *type = rt->opt.platform ? rt->opt.platform
+                       : rt->opt.config ? rt->opt.config->platform_type
+                                        : "discrete";
+    return copies_timed(rt) && strcmp(type, "shared") != 0;
+}
+
 void mgs_rt_options_default(mgs_rt_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -210,9 +222,10 @@ int mgs_memcpy_h2d(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n)
     int rc = timing_sync(rt);
     if (rc)
         return rc;
-    rc = copies_timed(rt) ? timed_copy(rt, MGS_TIMING_H2D, dst,
-                                       (uint64_t)(uintptr_t)src, n)
-                          : mgs_devmem_write(&rt->mem, dst, src, n);
+    rc = host_copies_timed(rt)
+             ? timed_copy(rt, MGS_TIMING_H2D, dst, (uint64_t)(uintptr_t)src,
+                          n)
+             : mgs_devmem_write(&rt->mem, dst, src, n);
     if (!rc)
         count_copy(rt, n);
     return rc;
@@ -223,9 +236,10 @@ int mgs_memcpy_d2h(mgs_rt *rt, void *dst, mgs_dptr src, size_t n)
     int rc = timing_sync(rt);
     if (rc)
         return rc;
-    rc = copies_timed(rt) ? timed_copy(rt, MGS_TIMING_D2H,
-                                       (uint64_t)(uintptr_t)dst, src, n)
-                          : mgs_devmem_read(&rt->mem, src, dst, n);
+    rc = host_copies_timed(rt)
+             ? timed_copy(rt, MGS_TIMING_D2H, (uint64_t)(uintptr_t)dst, src,
+                          n)
+             : mgs_devmem_read(&rt->mem, src, dst, n);
     if (!rc)
         count_copy(rt, n);
     return rc;
@@ -274,7 +288,7 @@ int mgs_memcpy_d2d(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n)
     bool timed = copies_timed(rt);
     rc = n && timed && !overlap
              ? timed_copy(rt, MGS_TIMING_D2D, dst, src, n)
-             : bounce_copy(rt, dst, src, n, timed);
+             : bounce_copy(rt, dst, src, n, host_copies_timed(rt));
     if (!rc)
         count_copy(rt, n);
     return rc;

@@ -170,8 +170,7 @@ static void rig_build(rig *r, const rig_params *p)
         free(n);
         free(gn);
         conn_plug(r->gpu_conn[g], simplemem_port(r->dev[g]));
-        conn_plug(r->gpu_conn[g], rdma_inside(r->rdma[g]));
-        conn_plug(r->gpu_conn[g], rdma_local(r->rdma[g]));
+        rdma_plug(r->rdma[g], r->gpu_conn[g]);
         conn_plug(r->net, rdma_outside(r->rdma[g]));
         mem_route to_mem;
         mem_route_single(&to_mem, simplemem_port(r->dev[g]));
