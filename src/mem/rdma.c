@@ -700,10 +700,12 @@ static void rdma_port_free(sim_comp *c, sim_port *p)
     rdma_engine *r = (rdma_engine *)c;
     if (p == &r->outside)
         r->q_outside.blocked = false;
-    else if (p >= r->inside && p < r->inside + RDMA_MAX_XBAR_PORTS)
-        r->inside_blocked[p - r->inside] = false;
-    else
-        r->q_local[p - r->local].blocked = false;
+    for (uint32_t k = 0; k < r->cfg.xbar_ports; k++) {
+        if (p == &r->inside[k])
+            r->inside_blocked[k] = false;
+        else if (p == &r->local[k])
+            r->q_local[k].blocked = false;
+    }
     comp_wake(c);
 }
 
