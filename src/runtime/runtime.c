@@ -37,7 +37,9 @@
 ** on the backing store between operations, when no cache holds data - a
 ** documented simplification: a real runtime runs a fill kernel or a DMA
 ** fill). With copy_timing = instant, or in emu mode, copies act on the
-** backing store directly and take no simulated time.
+** backing store directly and take no simulated time; so do host copies
+** (h2d, d2h) on the shared platform, where the CPU shares the GPUs' memory
+** (seed 000 §5, host_copies_timed).
 **
 ** Kernels are pre-decoded once, when mgs_module_kernel first returns them.
 ** Ownership: the runtime owns modules; a module owns its kernels.
