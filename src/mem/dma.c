@@ -179,8 +179,7 @@ static bool drain_all(dma_engine *d)
 /* Queues m toward the given space (its route picks the port). */
 static void send_to(dma_engine *d, dma_space space, mem_msg *m)
 {
-    assert(d->have_host_route && d->have_device_route &&
-           "dma routes not set");
+    assert(d->have_device_route && "dma device route not set");
     if (space == DMA_SPACE_HOST) {
         m->base.dst = mem_route_lookup(&d->host_route, m->addr);
         fifo_push(&d->q_host, m);
@@ -255,6 +254,10 @@ static bool take_commands(dma_engine *d)
                    !valid_space(cmd->dst_space) ||
                    (cmd->src_space == DMA_SPACE_HOST &&
                     cmd->dst_space == DMA_SPACE_HOST) ||
+                   /* no host link (shared memory): no host side */
+                   (!d->have_host_route &&
+                    (cmd->src_space == DMA_SPACE_HOST ||
+                     cmd->dst_space == DMA_SPACE_HOST)) ||
                    cmd->src + cmd->bytes < cmd->src ||
                    cmd->dst + cmd->bytes < cmd->dst;
         if (bad || cmd->bytes == 0) {

@@ -25,8 +25,9 @@
 ** wait in the ctrl port: back-pressure on the driver); a copy completes
 ** when all its chunks were written. A fault on any chunk completes the
 ** copy with status MGS_EFAULT (the remaining chunks still run). A command
-** that makes no sense (host to host, unknown space, address overflow)
-** completes at once with MGS_EINVAL; a zero-byte copy completes at once
+** that makes no sense (host to host, unknown space, address overflow,
+** a host side on an engine without a host route) completes at once with
+** MGS_EINVAL; a zero-byte copy completes at once
 ** with MGS_OK.
 **
 ** Data is real: an h2d copy writes the host buffer's bytes into device
@@ -102,7 +103,9 @@ void dma_free(dma_engine *d);
 sim_port *dma_ctrl(dma_engine *d);
 sim_port *dma_host(dma_engine *d);
 sim_port *dma_device(dma_engine *d);
-/* Where host and device requests go (copied). Both required. */
+/* Where host and device requests go (copied). The device route is
+** required; without a host route (no host link: the shared-memory
+** platform) host-side commands fail with MGS_EINVAL. */
 void dma_set_host_route(dma_engine *d, const mem_route *route);
 void dma_set_device_route(dma_engine *d, const mem_route *route);
 

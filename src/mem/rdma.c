@@ -12,9 +12,10 @@
 **                               the local request's origin points at its
 **                               entry; freed when the answer is accepted
 **                               by the outside port
-**   three send FIFOs, one per port, each sized for everything that can be
-**   waiting on it: inside <= outgoing_entries answers, outside <=
-**   outgoing + incoming, local <= incoming. Pushing never fails.
+**   send FIFOs, each sized for everything that can be waiting on it:
+**   inside (answers, one FIFO over all inside lanes) <= outgoing_entries,
+**   outside <= outgoing + incoming, one per local lane <= incoming.
+**   Pushing never fails.
 **
 ** Invariants (rdma_check):
 **   - free + used == capacity for each table; credits[h] + parts in flight
@@ -23,13 +24,17 @@
 **   - at most one parent is being split (split_parent), and it is the
 **     only parent with unissued parts.
 ** Per cycle: drain the send FIFOs, take up to requests_per_cycle messages
-** from outside (responses and remote requests), local (L2 answers) and
-** inside (new parts), drain again. The engine sleeps when a cycle did
-** nothing; arrivals and freed lanes wake it.
+** from outside (responses and remote requests), from the local lanes (L2
+** answers, round robin) and from inside (new parts), drain again. The
+** answers FIFO sends its head on the next inside lane that has room
+** (round robin); a remote part goes on local lane (addr / line) %
+** xbar_ports. The engine sleeps when a cycle did nothing; arrivals and
+** freed lanes wake it.
 */
 #include "mem/rdma.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,8 +93,10 @@ static const char *const stat_names[ST_COUNT] = {
 
 struct rdma_engine {
     sim_comp base;             /* first */
-    sim_port inside, outside, local;
-    rdma_config cfg;
+    sim_port inside[RDMA_MAX_XBAR_PORTS]; /* [0] takes requests */
+    sim_port outside;
+    sim_port local[RDMA_MAX_XBAR_PORTS];
+    rdma_config cfg;           /* incoming_entries, credits resolved */
     uint32_t credits_per_home;
     mem_pool *pool;            /* borrowed */
     sim_port **peers;          /* owned array [ngpus] of borrowed ports */
@@ -109,7 +116,11 @@ struct rdma_engine {
     uint32_t split_parent;     /* parent with unissued parts, or NONE */
     uint32_t split_off;        /* next part's offset in its access */
 
-    rdma_fifo q_inside, q_outside, q_local;
+    rdma_fifo q_inside, q_outside;
+    rdma_fifo q_local[RDMA_MAX_XBAR_PORTS];
+    bool inside_blocked[RDMA_MAX_XBAR_PORTS]; /* lane refused; q_inside's
+                                                 own flag is unused */
+    uint32_t inside_rr, local_rr;  /* next lane to try (round robin) */
 
     stat_counter *st[ST_COUNT];
     stat_counter own[ST_COUNT];
@@ -126,15 +137,17 @@ void rdma_config_default(rdma_config *c)
     c->ngpus = 2;
     c->bytes_per_gpu = 4ull << 30;  /* MGPUSim 2020: 4 GB per GPU (digest §3.5) */
     c->line = 64;                   /* seed 002 §3.6: one 64 B line per packet */
-    c->outgoing_entries = 64;       /* assumed: = L2 MSHRs (digest §3.5) */
-    c->incoming_entries = 64;       /* assumed: same as outgoing */
-    c->credits_per_home = 0;        /* auto: incoming / (ngpus - 1) */
+    c->outgoing_entries = 1024;     /* assumed: = the R9 Nano's L1V MSHRs,
+                                       64 CUs x 16 (docs/rdma.md) */
+    c->incoming_entries = 0;        /* auto: credits * (ngpus - 1) */
+    c->credits_per_home = 0;        /* auto: outgoing_entries */
     c->header_bytes = 8;            /* memory protocol header; link framing
                                        belongs to src/noc */
     c->inside_buffer = 16;          /* assumed */
     c->outside_buffer = 16;         /* assumed */
     c->local_buffer = 16;           /* assumed */
-    c->requests_per_cycle = 1;      /* MGPUSim RDMA: one message per tick */
+    c->requests_per_cycle = 4;      /* assumed: docs/rdma.md "Sizing" */
+    c->xbar_ports = 4;              /* assumed: docs/rdma.md "Sizing" */
     c->period = 1000;               /* 1 GHz GPU clock (seed 002 Table 5.1) */
 }
 
@@ -142,7 +155,20 @@ uint32_t rdma_config_credits(const rdma_config *c)
 {
     if (c->credits_per_home)
         return c->credits_per_home;
-    return c->ngpus > 1 ? c->incoming_entries / (c->ngpus - 1) : 0;
+    uint32_t n = c->outgoing_entries;
+    if (c->incoming_entries && c->ngpus > 1 &&
+        c->incoming_entries / (c->ngpus - 1) < n)
+        n = c->incoming_entries / (c->ngpus - 1);
+    return n;
+}
+
+uint32_t rdma_config_incoming(const rdma_config *c)
+{
+    if (c->incoming_entries)
+        return c->incoming_entries;
+    uint64_t n = (uint64_t)rdma_config_credits(c) *
+                 (c->ngpus > 1 ? c->ngpus - 1 : 1);
+    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
 int rdma_config_validate(const rdma_config *c)
@@ -159,23 +185,36 @@ int rdma_config_validate(const rdma_config *c)
     if (c->bytes_per_gpu == 0 || c->bytes_per_gpu % c->line)
         return mgs_error_set(MGS_EINVAL, "rdma bytes_per_gpu must be a "
                              "non-zero multiple of line");
-    if (c->outgoing_entries < 1 || c->incoming_entries < 1)
-        return mgs_error_set(MGS_EINVAL, "rdma outgoing_entries and "
-                             "incoming_entries must be >= 1");
+    if (c->outgoing_entries < 1)
+        return mgs_error_set(MGS_EINVAL, "rdma.outgoing_entries must be "
+                             ">= 1");
     uint32_t credits = rdma_config_credits(c);
     if (credits < 1)
-        return mgs_error_set(MGS_EINVAL, "rdma incoming_entries (%u) must "
-                             "be >= ngpus - 1 (%u): every peer needs a "
-                             "credit", c->incoming_entries, c->ngpus - 1);
-    if ((uint64_t)credits * (c->ngpus - 1) > c->incoming_entries)
-        return mgs_error_set(MGS_EINVAL, "rdma credits_per_home (%u) x "
-                             "peers (%u) exceeds incoming_entries (%u): "
-                             "requests could block responses (deadlock)",
-                             credits, c->ngpus - 1, c->incoming_entries);
+        return mgs_error_set(MGS_EINVAL, "rdma.incoming_entries (%u) must "
+                             "be >= platform.gpus - 1 (%u): every peer "
+                             "needs a credit", c->incoming_entries,
+                             c->ngpus - 1);
+    uint64_t need = (uint64_t)credits * (c->ngpus - 1);
+    if (need > UINT32_MAX / 2)
+        return mgs_error_set(MGS_EINVAL, "rdma.credits_per_home (%u) x "
+                             "peers (%u) is too large", credits,
+                             c->ngpus - 1);
+    if (need > rdma_config_incoming(c))
+        return mgs_error_set(MGS_EINVAL, "rdma.credits_per_home (%u) x "
+                             "peers (%u) exceeds rdma.incoming_entries "
+                             "(%u): requests could block responses "
+                             "(deadlock)", credits, c->ngpus - 1,
+                             c->incoming_entries);
+    if (c->requests_per_cycle < 1)
+        return mgs_error_set(MGS_EINVAL, "rdma.requests_per_cycle must be "
+                             ">= 1");
+    if (c->xbar_ports < 1 || c->xbar_ports > RDMA_MAX_XBAR_PORTS)
+        return mgs_error_set(MGS_EINVAL, "rdma.xbar_ports (%u) must be in "
+                             "[1, %u]", c->xbar_ports, RDMA_MAX_XBAR_PORTS);
     if (c->inside_buffer < 1 || c->outside_buffer < 1 ||
-        c->local_buffer < 1 || c->requests_per_cycle < 1 || c->period < 1)
-        return mgs_error_set(MGS_EINVAL, "rdma buffers, requests_per_cycle "
-                             "and period must be >= 1");
+        c->local_buffer < 1 || c->period < 1)
+        return mgs_error_set(MGS_EINVAL, "rdma buffers and period must be "
+                             ">= 1");
     return MGS_OK;
 }
 
@@ -257,13 +296,18 @@ static void release_in_txn(rdma_engine *r, uint32_t ti)
     idx_push(r->free_in, &r->nfree_in, ti);
 }
 
+static void fifo_pop(rdma_fifo *f)
+{
+    f->head = (f->head + 1) % f->cap;
+    f->count--;
+}
+
 /* Sends the head of f on port until the port refuses; accepted entries run
 ** their release action. Returns whether anything was sent. */
 static bool drain(rdma_engine *r, rdma_fifo *f, sim_port *port,
                   stat_counter *stall)
 {
     bool progress = false;
-    mgs_time now = eng_now(r->base.eng);
     while (f->count && !f->blocked) {
         rdma_qent *q = &f->e[f->head];
         uint32_t bytes = q->m->base.bytes;
@@ -272,18 +316,44 @@ static bool drain(rdma_engine *r, rdma_fifo *f, sim_port *port,
             stat_inc(stall);
             break;
         }
-        if (f == &r->q_inside) {
-            stat_hist_sample(r->latency, now - r->parents[q->slot].taken);
-            release_parent(r, q->slot);
-        } else if (f == &r->q_outside) {
+        if (f == &r->q_outside) {
             stat_addn(r->st[ST_BYTES_OUT], bytes);
             if (q->slot != RDMA_NONE)
                 release_in_txn(r, q->slot);
         }
-        f->head = (f->head + 1) % f->cap;
-        f->count--;
+        fifo_pop(f);
         progress = true;
     }
+    return progress;
+}
+
+/* Sends answers, in order, each on the next inside lane with room. */
+static bool drain_answers(rdma_engine *r)
+{
+    rdma_fifo *f = &r->q_inside;
+    uint32_t k = r->inside_rr, tried = 0, n = r->cfg.xbar_ports;
+    bool progress = false;
+    mgs_time now = eng_now(r->base.eng);
+    while (f->count && tried < n) {
+        if (r->inside_blocked[k]) {
+            k = (k + 1) % n;
+            tried++;
+            continue;
+        }
+        rdma_qent *q = &f->e[f->head];
+        if (port_send(&r->inside[k], &q->m->base) != MGS_OK) {
+            r->inside_blocked[k] = true;
+            stat_inc(r->st[ST_STALL_SEND_INSIDE]);
+            continue;
+        }
+        stat_hist_sample(r->latency, now - r->parents[q->slot].taken);
+        release_parent(r, q->slot);
+        fifo_pop(f);
+        k = (k + 1) % n;
+        tried = 0;
+        progress = true;
+    }
+    r->inside_rr = k;
     return progress;
 }
 
@@ -291,8 +361,10 @@ static bool drain_all(rdma_engine *r)
 {
     bool p = false;
     p |= drain(r, &r->q_outside, &r->outside, r->st[ST_STALL_SEND_OUTSIDE]);
-    p |= drain(r, &r->q_local, &r->local, r->st[ST_STALL_SEND_LOCAL]);
-    p |= drain(r, &r->q_inside, &r->inside, r->st[ST_STALL_SEND_INSIDE]);
+    for (uint32_t k = 0; k < r->cfg.xbar_ports; k++)
+        p |= drain(r, &r->q_local[k], &r->local[k],
+                   r->st[ST_STALL_SEND_LOCAL]);
+    p |= drain_answers(r);
     return p;
 }
 
@@ -329,7 +401,7 @@ static uint32_t parts_of(const rdma_engine *r, const mem_msg *req)
 ** free and a message is waiting). */
 static void take_inside_request(rdma_engine *r)
 {
-    mem_msg *req = (mem_msg *)port_retrieve(&r->inside);
+    mem_msg *req = (mem_msg *)port_retrieve(&r->inside[0]);
     uint32_t pi = idx_pop(r->free_parents, &r->nfree_parents);
     rdma_parent *p = &r->parents[pi];
     p->in_use = true;
@@ -440,7 +512,7 @@ static bool take_inside(rdma_engine *r)
     bool progress = false;
     for (uint32_t n = 0; n < r->cfg.requests_per_cycle; n++) {
         if (r->split_parent == RDMA_NONE) {
-            if (!port_peek(&r->inside))
+            if (!port_peek(&r->inside[0]))
                 break;
             if (r->nfree_parents == 0) {
                 stat_inc(r->st[ST_STALL_OUT_FULL]);
@@ -536,7 +608,8 @@ static void outside_request(rdma_engine *r, mem_msg *req)
     stat_inc(r->st[type == MEM_READ    ? ST_IN_READS
                    : type == MEM_WRITE ? ST_IN_WRITES
                                        : ST_IN_ATOMICS]);
-    fifo_push(&r->q_local, d, RDMA_NONE);
+    fifo_push(&r->q_local[(req->addr / r->cfg.line) % r->cfg.xbar_ports], d,
+              RDMA_NONE);
 }
 
 static bool take_outside(rdma_engine *r)
@@ -563,12 +636,27 @@ static bool take_outside(rdma_engine *r)
     return progress;
 }
 
+/* The next L2 answer waiting on a local lane (round robin), or NULL. */
+static mem_msg *retrieve_local(rdma_engine *r)
+{
+    uint32_t n = r->cfg.xbar_ports;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = (r->local_rr + i) % n;
+        mem_msg *m = (mem_msg *)port_retrieve(&r->local[k]);
+        if (m) {
+            r->local_rr = (k + 1) % n;
+            return m;
+        }
+    }
+    return NULL;
+}
+
 /* The local L2 answered a remote part: answer the remote engine. */
 static bool take_local(rdma_engine *r)
 {
     bool progress = false;
     for (uint32_t n = 0; n < r->cfg.requests_per_cycle; n++) {
-        mem_msg *lr = (mem_msg *)port_retrieve(&r->local);
+        mem_msg *lr = retrieve_local(r);
         if (!lr)
             break;
         rdma_in_txn *t = lr->origin;
@@ -610,22 +698,28 @@ static bool rdma_tick(sim_comp *c)
 static void rdma_port_free(sim_comp *c, sim_port *p)
 {
     rdma_engine *r = (rdma_engine *)c;
-    if (p == &r->inside)
-        r->q_inside.blocked = false;
-    else if (p == &r->outside)
+    if (p == &r->outside)
         r->q_outside.blocked = false;
-    else
-        r->q_local.blocked = false;
+    for (uint32_t k = 0; k < r->cfg.xbar_ports; k++) {
+        if (p == &r->inside[k])
+            r->inside_blocked[k] = false;
+        else if (p == &r->local[k])
+            r->q_local[k].blocked = false;
+    }
     comp_wake(c);
 }
 
 static bool rdma_busy(const sim_comp *c)
 {
     const rdma_engine *r = (const rdma_engine *)c;
-    return r->nfree_parents < r->cfg.outgoing_entries ||
-           r->nfree_in < r->cfg.incoming_entries ||
-           port_occupancy(&r->inside) || port_occupancy(&r->outside) ||
-           port_occupancy(&r->local);
+    if (r->nfree_parents < r->cfg.outgoing_entries ||
+        r->nfree_in < r->cfg.incoming_entries ||
+        port_occupancy(&r->inside[0]) || port_occupancy(&r->outside))
+        return true;
+    for (uint32_t k = 0; k < r->cfg.xbar_ports; k++)
+        if (port_occupancy(&r->local[k]))
+            return true;
+    return false;
 }
 
 static void rdma_visit(const sim_comp *c, sim_buf_visit_fn fn, void *ud)
@@ -643,13 +737,16 @@ static void rdma_visit(const sim_comp *c, sim_buf_visit_fn fn, void *ud)
 static void rdma_dump(const sim_comp *c, FILE *f)
 {
     const rdma_engine *r = (const rdma_engine *)c;
+    uint32_t local = 0;
+    for (uint32_t k = 0; k < r->cfg.xbar_ports; k++)
+        local += r->q_local[k].count;
     fprintf(f, "  parents %u/%u out %u/%u in %u/%u fifo in/out/local "
             "%u/%u/%u split %d\n",
             r->cfg.outgoing_entries - r->nfree_parents,
             r->cfg.outgoing_entries, r->cfg.outgoing_entries - r->nfree_out,
             r->cfg.outgoing_entries, r->cfg.incoming_entries - r->nfree_in,
             r->cfg.incoming_entries, r->q_inside.count, r->q_outside.count,
-            r->q_local.count,
+            local,
             r->split_parent == RDMA_NONE ? -1 : (int)r->split_parent);
 }
 
@@ -671,12 +768,22 @@ rdma_engine *rdma_new(sim_engine *eng, const char *name,
     (void)rc;
     rdma_engine *r = MGS_NEW(rdma_engine);
     r->cfg = *cfg;
-    r->credits_per_home = rdma_config_credits(cfg);
+    r->cfg.credits_per_home = r->credits_per_home = rdma_config_credits(cfg);
+    r->cfg.incoming_entries = rdma_config_incoming(cfg);
+    cfg = &r->cfg;
     r->pool = pool;
     comp_init(&r->base, eng, &rdma_ops, name, cfg->period);
-    port_init(&r->inside, &r->base, "inside", cfg->inside_buffer);
+    for (uint32_t k = 0; k < cfg->xbar_ports; k++) {
+        char in[24] = "inside", lo[24] = "local";
+        if (k) {
+            snprintf(in, sizeof in, "inside%u", k);
+            snprintf(lo, sizeof lo, "local%u", k);
+        }
+        /* Only lane 0 receives requests; the others only send answers. */
+        port_init(&r->inside[k], &r->base, in, k ? 1 : cfg->inside_buffer);
+        port_init(&r->local[k], &r->base, lo, cfg->local_buffer);
+    }
     port_init(&r->outside, &r->base, "outside", cfg->outside_buffer);
-    port_init(&r->local, &r->base, "local", cfg->local_buffer);
 
     uint32_t no = cfg->outgoing_entries, ni = cfg->incoming_entries;
     r->parents = MGS_NEW_ARRAY(rdma_parent, no);
@@ -698,7 +805,8 @@ rdma_engine *rdma_new(sim_engine *eng, const char *name,
     r->split_parent = RDMA_NONE;
     fifo_init(&r->q_inside, no);
     fifo_init(&r->q_outside, no + ni);
-    fifo_init(&r->q_local, ni);
+    for (uint32_t k = 0; k < cfg->xbar_ports; k++)
+        fifo_init(&r->q_local[k], ni);
 
     for (int i = 0; i < ST_COUNT; i++) {
         const char *unit = strncmp(stat_names[i], "bytes", 5) == 0 ? "bytes"
@@ -732,9 +840,12 @@ void rdma_free(rdma_engine *r)
         if (q->slot != RDMA_NONE)
             mem_msg_release(r->pool, q->m);
     }
-    port_fini(&r->inside);
+    for (uint32_t k = 0; k < r->cfg.xbar_ports; k++) {
+        port_fini(&r->inside[k]);
+        port_fini(&r->local[k]);
+        free(r->q_local[k].e);
+    }
     port_fini(&r->outside);
-    port_fini(&r->local);
     comp_fini(&r->base);
     free(r->parents);
     free(r->free_parents);
@@ -745,14 +856,26 @@ void rdma_free(rdma_engine *r)
     free(r->credits);
     free(r->q_inside.e);
     free(r->q_outside.e);
-    free(r->q_local.e);
     free(r->peers);
     free(r);
 }
 
-sim_port *rdma_inside(rdma_engine *r) { return &r->inside; }
+sim_port *rdma_inside(rdma_engine *r) { return &r->inside[0]; }
 sim_port *rdma_outside(rdma_engine *r) { return &r->outside; }
-sim_port *rdma_local(rdma_engine *r) { return &r->local; }
+sim_port *rdma_local(rdma_engine *r) { return &r->local[0]; }
+
+void rdma_plug_split(rdma_engine *r, sim_conn *inside, sim_conn *local)
+{
+    for (uint32_t k = 0; k < r->cfg.xbar_ports; k++) {
+        conn_plug(inside, &r->inside[k]);
+        conn_plug(local, &r->local[k]);
+    }
+}
+
+void rdma_plug(rdma_engine *r, sim_conn *xbar)
+{
+    rdma_plug_split(r, xbar, xbar);
+}
 
 void rdma_set_peers(rdma_engine *r, sim_port *const *outside_ports,
                     uint32_t n)
@@ -836,7 +959,8 @@ int rdma_check(const rdma_engine *r)
     for (uint32_t g = 0; g < r->cfg.ngpus; g++)
         assert(inflight[g] + r->credits[g] == r->credits_per_home);
     assert(r->q_outside.count <= r->q_outside.cap);
-    assert(r->q_local.count <= ni);
+    for (uint32_t k = 0; k < r->cfg.xbar_ports; k++)
+        assert(r->q_local[k].count <= ni);
     free(inflight);
     return 1;
 }

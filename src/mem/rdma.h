@@ -12,6 +12,12 @@
 **            requests come in, their responses go out
 **   local    toward this GPU's L2 banks: remote requests are issued here
 **            through a mem_route and their responses come back here
+** The crossbar side is xbar_ports ports wide (a crossbar lane carries one
+** message at a time): requests arrive on `inside` only, answers leave on
+** any of the xbar_ports inside lanes ("inside", "inside1", ...), and
+** remote parts go to the L2 banks on local lane (addr / line) %
+** xbar_ports ("local", "local1", ...), so parts of one line keep their
+** order. rdma_plug plugs every lane into the crossbar.
 **
 ** Model. Addresses are physical. The home GPU of an address is
 ** addr / bytes_per_gpu, or whatever a home map installed with
@@ -32,9 +38,10 @@
 ** could block the responses behind it on both sides at once. The engine
 ** therefore keeps per-home credits (like PCIe non-posted credits): at
 ** most credits_per_home parts in flight to each home. With
-** credits_per_home * (ngpus - 1) <= incoming_entries on every engine (the
-** validated default), a request arriving from outside always finds an
-** incoming entry, and responses are always consumed.
+** credits_per_home * (ngpus - 1) <= incoming_entries on every engine
+** (validated; the automatic sizes satisfy it), a request arriving from
+** outside always finds an incoming entry, and responses are always
+** consumed.
 **
 ** Back-pressure is real: a full outgoing table or no credit stops taking
 ** from inside (the L1's sends are then refused); a refused send on any
@@ -53,6 +60,7 @@
 
 #include "mem/memmsg.h"
 #include "sim/comp.h"
+#include "sim/conn.h"
 #include "sim/stats.h"
 
 typedef struct rdma_config {
@@ -62,23 +70,35 @@ typedef struct rdma_config {
     uint32_t line;              /* bytes per remote packet (power of 2) */
     uint32_t outgoing_entries;  /* parts in flight to homes (and requests
                                    from inside being answered) */
-    uint32_t incoming_entries;  /* remote parts being served locally */
+    uint32_t incoming_entries;  /* remote parts being served locally;
+                                   0 = auto: credits * (ngpus - 1) */
     uint32_t credits_per_home;  /* parts in flight to one home; 0 = auto:
-                                   incoming_entries / (ngpus - 1) */
+                                   outgoing_entries, or incoming_entries /
+                                   (ngpus - 1) if incoming is given and
+                                   smaller */
     uint32_t header_bytes;      /* wire bytes of a message without payload */
     uint32_t inside_buffer;     /* port buffers, messages */
     uint32_t outside_buffer;
     uint32_t local_buffer;
-    uint32_t requests_per_cycle; /* messages taken per port per cycle */
+    uint32_t requests_per_cycle; /* messages taken per cycle from each side
+                                    (inside, outside, the local lanes) */
+    uint32_t xbar_ports;        /* crossbar lanes: inside and local each
+                                   (1..RDMA_MAX_XBAR_PORTS) */
     mgs_time period;            /* ps */
 } rdma_config;
 
-/* 64 B lines, 64/64 entries, 1 GHz, 4 GB per GPU (see docs/rdma.md). */
+#define RDMA_MAX_XBAR_PORTS 16u
+
+/* 64 B lines, 1024 outgoing entries, automatic credits and incoming
+** entries, 4 messages per cycle, 4 crossbar lanes, 1 GHz, 4 GB per GPU
+** (sources in docs/rdma.md, "Parameters"). */
 void rdma_config_default(rdma_config *c);
-/* MGS_OK or MGS_EINVAL naming the field and its rule. */
+/* MGS_OK or MGS_EINVAL naming the key (rdma.*) and its rule. */
 int rdma_config_validate(const rdma_config *c);
-/* The per-home credit count the engine will use (resolves auto). */
+/* The per-home credits and incoming entries the engine will use (resolve
+** auto). */
 uint32_t rdma_config_credits(const rdma_config *c);
+uint32_t rdma_config_incoming(const rdma_config *c);
 
 typedef struct rdma_engine rdma_engine;
 
@@ -91,6 +111,13 @@ void rdma_free(rdma_engine *r);
 sim_port *rdma_inside(rdma_engine *r);
 sim_port *rdma_outside(rdma_engine *r);
 sim_port *rdma_local(rdma_engine *r);
+/* Plugs every crossbar lane (inside and local, xbar_ports each) into
+** xbar: call it instead of plugging rdma_inside and rdma_local. */
+void rdma_plug(rdma_engine *r, sim_conn *xbar);
+/* The same with the inside lanes on one connection and the local lanes on
+** another (remote data cached in L2: the L2 banks' bottoms send remote
+** misses on their memory connection; coherence.remote_cache = l2). */
+void rdma_plug_split(rdma_engine *r, sim_conn *inside, sim_conn *local);
 
 /* The outside ports of every GPU's engine, indexed by GPU (entry cfg.gpu
 ** may be this engine's own). Copied. Required before simulating. */

@@ -55,6 +55,7 @@ uint64_t noc_pcie_bandwidth(int version)
 void noc_pcie_cfg_default(noc_pcie_cfg *cfg, int version, uint32_t gpus)
 {
     cfg->version = version;
+    cfg->bandwidth = 0;
     cfg->gpus = gpus;
     cfg->gpus_per_switch = 2;
     cfg->link_latency = 20 * MGS_PS_PER_NS;
@@ -65,7 +66,8 @@ void noc_pcie_cfg_default(noc_pcie_cfg *cfg, int version, uint32_t gpus)
 
 int noc_build_pcie(noc_net *n, const noc_pcie_cfg *cfg, noc_topo *out)
 {
-    uint64_t bw = noc_pcie_bandwidth(cfg->version);
+    uint64_t bw = cfg->bandwidth ? cfg->bandwidth
+                                 : noc_pcie_bandwidth(cfg->version);
     if (!bw)
         return mgs_error_set(MGS_EINVAL, "PCIe version %d: must be 3, 4, 5 "
                              "or 6", cfg->version);

@@ -40,6 +40,8 @@ uint64_t noc_pcie_bandwidth(int version);
 
 typedef struct noc_pcie_cfg {
     int version;              /* 3, 4, 5 or 6 */
+    uint64_t bandwidth;       /* bytes/s per direction of an x16 link;
+                                 0 (default): by version */
     uint32_t gpus;            /* 1..NOC_TOPO_MAX */
     uint32_t gpus_per_switch; /* >= 1; the seeds use 2 */
     mgs_time link_latency;    /* ps per link */

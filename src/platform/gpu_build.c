@@ -476,7 +476,10 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
         ** one through the RDMA engine to its home GPU's L2. */
         NAME(n, "GPU[%d].RDMA", gi);
         g->rdma = rdma_new(eng, n, &rc, pool, st);
-        conn_plug(g->xbar, rdma_local(g->rdma));
+        if (remote_in_l2(c))
+            rdma_plug_split(g->rdma, g->mem_net, g->xbar);
+        else
+            rdma_plug(g->rdma, g->xbar);
         rdma_set_local_route(g->rdma, &to_l2);
         if (remote_in_l2(c)) {
             /* Other GPUs' requests enter the home banks by their home
@@ -493,7 +496,6 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
             /* Remote lines are cached in the requesting L2: its misses
             ** split between its channel and the RDMA engine (seed 001
             ** §2.2). */
-            conn_plug(g->mem_net, rdma_inside(g->rdma));
             for (uint32_t b = 0; b < c->l2_banks; b++) {
                 mem_route r;
                 rdma_route_split(&r, &g->l2_below[b], 1,
@@ -503,7 +505,6 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
                 cache_set_route(g->l2[b], &r);
             }
         } else {
-            conn_plug(g->xbar, rdma_inside(g->rdma));
             rdma_route_split(&to_l2, g->l2_tops, c->l2_banks,
                              (uint32_t)c->l2_interleave, c->phys_base,
                              c->phys_base + c->mem_bytes,

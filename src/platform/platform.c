@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "config/units.h"
 #include "mem/simplemem.h"
 #include "mgsim/errors.h"
 #include "noc/topo.h"
@@ -75,6 +76,42 @@ void platform_config_default(platform_config *c)
     c->iommu_queue = 64;                 /* keys.def mmu.iommu_queue */
     snprintf(c->coherence, sizeof c->coherence, "nc");
     c->remote_cache = COH_REMOTE_L1;
+    snprintf(c->host_link, sizeof c->host_link, "auto");
+}
+
+/* The [rdma] keys (docs/rdma.md); gpu_config_of adds the platform's. */
+static void rdma_config_from(rdma_config *r, const mgs_config *k)
+{
+    r->outgoing_entries = (uint32_t)k->rdma_outgoing_entries;
+    r->incoming_entries = (uint32_t)k->rdma_incoming_entries;
+    r->credits_per_home = (uint32_t)k->rdma_credits_per_home;
+    r->requests_per_cycle = (uint32_t)k->rdma_requests_per_cycle;
+    r->xbar_ports = (uint32_t)k->rdma_xbar_ports;
+}
+
+bool platform_has_host_link(const platform_config *c)
+{
+    return c->type != PLATFORM_SHARED;
+}
+
+int platform_host_link_bw(const platform_config *c, uint64_t *bw)
+{
+    const char *v = c->host_link;
+    *bw = 0;
+    if (!strcmp(v, "auto"))
+        *bw = noc_pcie_bandwidth(c->pcie_version);
+    else if (!strncmp(v, "pcie", 4) && v[4] >= '0' && v[4] <= '9' && !v[5])
+        *bw = noc_pcie_bandwidth(v[4] - '0');
+    else {
+        char why[128];
+        if (mgs_unit_parse(MGS_UNIT_BW, v, bw, why, sizeof why) || !*bw)
+            *bw = 0;
+    }
+    if (!*bw)
+        return mgs_error_set(MGS_ECONFIG, "platform.host_link = \"%s\": "
+                             "expected auto, pcie3..pcie6 or a bandwidth "
+                             "(e.g. 32GB/s)", v);
+    return MGS_OK;
 }
 
 void platform_config_from(platform_config *c, const mgs_config *k)
@@ -97,6 +134,12 @@ void platform_config_from(platform_config *c, const mgs_config *k)
     snprintf(c->coherence, sizeof c->coherence, "%s", k->coherence_protocol);
     int rc = coh_remote_cache_parse(k->coherence_remote_cache);
     c->remote_cache = rc < 0 ? COH_REMOTE_L1 : (coh_remote_cache)rc;
+    size_t hl = strlen(k->platform_host_link);
+    if (hl < sizeof c->host_link)
+        memcpy(c->host_link, k->platform_host_link, hl + 1);
+    else
+        snprintf(c->host_link, sizeof c->host_link, "(too long)");
+    rdma_config_from(&c->gpu.rdma, k);
 }
 
 void platform_coh_system(const platform_config *c, coh_system *out)
@@ -165,6 +208,10 @@ int platform_config_validate(const platform_config *c)
     int crc = proto->check ? proto->check(&sys) : MGS_OK;
     if (crc)
         return crc;
+    uint64_t host_bw;
+    int hrc = platform_host_link_bw(c, &host_bw);
+    if (hrc)
+        return hrc;
     if (c->type == PLATFORM_SHARED && c->ngpus > 1 &&
         c->gpu.l2_interleave > 4096)
         return mgs_error_set(MGS_ECONFIG, "shared platform: l2.interleave "
@@ -287,25 +334,21 @@ static uint32_t dma_inflight_for(uint64_t bw, mgs_time rtt, uint32_t chunk)
     return n < 128 ? 128 : n > 4096 ? 4096 : (uint32_t)n;
 }
 
-/* DMA engines on every GPU model's crossbar, their host ports and host
-** memory on a PCIe tree (topo: the RDMA tree to share, or NULL to build a
-** HostPCIe tree of its own), their ctrl ports on one command connection. */
-static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
-                     stat_registry *st, const noc_topo *shared_topo)
+/* Host memory behind the host link: on the RDMA tree (shared_topo) or a
+** HostPCIe tree of its own of host_bw; fills *to_host and *topo. */
+static void wire_host(platform *p, sim_engine *eng, mem_pool *pool,
+                      stat_registry *st, const noc_topo *shared_topo,
+                      const noc_pcie_cfg *pc, mem_route *to_host,
+                      noc_topo *topo)
 {
     const platform_config *c = &p->cfg;
-    uint32_t n = p->ngpu_models;
-    noc_pcie_cfg pc;
-    noc_pcie_cfg_default(&pc, c->pcie_version, n);
-    noc_topo own, topo;
     if (shared_topo) {
         p->host_net = p->net;
-        topo = *shared_topo;
+        *topo = *shared_topo;
     } else {
         p->host_net = noc_net_new(eng, "HostPCIe", st, 16);
-        if (noc_build_pcie(p->host_net, &pc, &own))
-            abort();          /* validated: version 3..6 */
-        topo = own;
+        if (noc_build_pcie(p->host_net, pc, topo))
+            abort();          /* validated: version 3..6, bandwidth > 0 */
     }
     simplemem_config hc;
     simplemem_config_default(&hc);
@@ -320,9 +363,29 @@ static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
     mem_backing hb;
     dma_host_backing(&hb);
     p->host_mem = simplemem_new(eng, "Host.Memory", &hc, pool, &hb, st);
-    noc_attach(p->host_net, simplemem_port(p->host_mem), topo.host);
+    noc_attach(p->host_net, simplemem_port(p->host_mem), topo->host);
+    mem_route_single(to_host, simplemem_port(p->host_mem));
+}
+
+/* DMA engines on every GPU model's crossbar, their host ports and host
+** memory behind the host link (wire_host; none on shared), their ctrl
+** ports on one command connection. */
+static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
+                     stat_registry *st, const noc_topo *shared_topo)
+{
+    const platform_config *c = &p->cfg;
+    uint32_t n = p->ngpu_models;
+    uint64_t host_bw;
+    if (platform_host_link_bw(c, &host_bw))
+        abort();              /* validated */
+    noc_pcie_cfg pc;
+    noc_pcie_cfg_default(&pc, c->pcie_version, n);
+    pc.bandwidth = host_bw;
+    bool host = platform_has_host_link(c);
+    noc_topo topo;
     mem_route to_host;
-    mem_route_single(&to_host, simplemem_port(p->host_mem));
+    if (host)
+        wire_host(p, eng, pool, st, shared_topo, &pc, &to_host, &topo);
 
     sim_conn_config cc;
     conn_config_default(&cc);
@@ -339,8 +402,7 @@ static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
         /* A request never spans two cache lines. */
         dc.chunk = c->gpu.l2.line < MEM_LINE_MAX ? c->gpu.l2.line
                                                  : MEM_LINE_MAX;
-        dc.max_inflight = dma_inflight_for(noc_pcie_bandwidth(c->pcie_version),
-                                           rtt, dc.chunk);
+        dc.max_inflight = dma_inflight_for(host_bw, rtt, dc.chunk);
         /* assumed: 2 chunks per cycle (128 B/cycle at 1 GHz) stays ahead
         ** of PCIe 6.0 x16 (128 GB/s) */
         dc.chunks_per_cycle = 2;
@@ -351,13 +413,15 @@ static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
         p->dmas[i] = dma_new(eng, name, &dc, pool, st);
         conn_plug(p->dma_cmd, dma_ctrl(p->dmas[i]));
         conn_plug(gpu_build_xbar(g), dma_device(p->dmas[i]));
-        noc_attach(p->host_net, dma_host(p->dmas[i]), topo.gpu[i]);
         mem_route dev;
         gpu_build_l1_route(g, &dev);
         dma_set_device_route(p->dmas[i], &dev);
+        if (!host)
+            continue;
+        noc_attach(p->host_net, dma_host(p->dmas[i]), topo.gpu[i]);
         dma_set_host_route(p->dmas[i], &to_host);
     }
-    if (!shared_topo && noc_route_compute(p->host_net))
+    if (host && !shared_topo && noc_route_compute(p->host_net))
         abort();
     p->host_topo = topo;
 }
@@ -447,9 +511,12 @@ platform *platform_new(sim_engine *eng, const platform_config *cfg,
         wire_shared(p, eng, pool, st, backing);
     else if (rdma)
         wire_rdma(p, eng, st, &topo);
+    uint64_t host_bw = 0;
+    platform_host_link_bw(c, &host_bw);
+    bool share_tree = rdma && c->net == PLATFORM_NET_PCIE &&
+                      host_bw == noc_pcie_bandwidth(c->pcie_version);
     if (c->with_dma)
-        wire_dma(p, eng, pool, st,
-                 rdma && c->net == PLATFORM_NET_PCIE ? &topo : NULL);
+        wire_dma(p, eng, pool, st, share_tree ? &topo : NULL);
     if (c->shared_iommu)
         wire_iommu(p, eng, pool, st, pt);
     if (rdma && noc_route_compute(p->net))

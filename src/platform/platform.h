@@ -31,11 +31,16 @@
 ** (src/mem/dma.h, "GPU[i].DMA") for the driver's copies. Its device port
 ** sits on the GPU's crossbar with the L1s' route (local L2 banks, and the
 ** RDMA engine for remote addresses), its host port on a PCIe tree
-** (pcie_version) whose Host endpoint holds host memory: a simplemem over
-** dma_host_backing() ("Host.Memory", host_latency). Discrete and unified
-** platforms on a PCIe tree share that tree with RDMA; every other case
-** (1 GPU, all-to-all links, shared, monolithic) gets its own "HostPCIe"
-** tree. The driver's command port joins every engine's ctrl port on one
+** (host_link: pcie_version's by default) whose Host endpoint holds host
+** memory: a simplemem over dma_host_backing() ("Host.Memory",
+** host_latency). Discrete and unified platforms on a PCIe tree share that
+** tree with RDMA when the host link is the tree's own speed; every other
+** case (1 GPU, all-to-all links, monolithic, a different host_link) gets
+** its own "HostPCIe" tree. On shared (MGPU-SM) the CPU shares the GPUs'
+** memory (seed 000 §5): there is no host link and no host memory model;
+** the runtime hands host copies over at no cost and the DMA engines carry
+** device-to-device copies only (a host-side command fails MGS_EINVAL).
+** The driver's command port joins every engine's ctrl port on one
 ** connection (platform_plug_dma_driver).
 ** The backing given to platform_new takes global physical addresses; each
 ** discrete GPU's DRAM channels see offsets from their GPU's base, so the
@@ -89,6 +94,8 @@ typedef struct platform_config {
     uint32_t iommu_walkers, iommu_queue;
     char coherence[32];       /* coherence.protocol (src/coh/) */
     coh_remote_cache remote_cache; /* coherence.remote_cache */
+    char host_link[32];       /* "auto" (PCIe of pcie_version), "pcie3"
+                                 .. "pcie6", or a bandwidth ("32GB/s") */
 } platform_config;
 
 /* One R9 Nano, discrete, PCIe 3.0 (seed 002 Table 5.1). */
@@ -97,6 +104,12 @@ void platform_config_default(platform_config *c);
 void platform_config_from(platform_config *c, const struct mgs_config *cfg);
 /* MGS_OK or MGS_ECONFIG naming the bad value. */
 int platform_config_validate(const platform_config *c);
+/* The host link's per-direction bandwidth (bytes/s) in *bw: MGS_OK, or
+** MGS_ECONFIG naming platform.host_link. */
+int platform_host_link_bw(const platform_config *c, uint64_t *bw);
+/* Whether host copies cross a host link (false on shared: the CPU and
+** the GPUs share one memory, seed 000 §5). */
+bool platform_has_host_link(const platform_config *c);
 /* "discrete" ... ; -1 for an unknown name. */
 int platform_type_parse(const char *name);
 

@@ -39,7 +39,9 @@
 ** on the backing store between operations, when no cache holds data - a
 ** documented simplification: a real runtime runs a fill kernel or a DMA
 ** fill). With copy_timing = instant, or in emu mode, copies act on the
-** backing store directly and take no simulated time.
+** backing store directly and take no simulated time; so do host copies
+** (h2d, d2h) on the shared platform, where the CPU shares the GPUs' memory
+** (seed 000 §5, host_copies_timed).
 **
 ** Kernels are pre-decoded once, when mgs_module_kernel first returns them.
 ** Ownership: the runtime owns modules; a module owns its kernels.
@@ -107,6 +109,18 @@ static bool copies_timed(const mgs_rt *rt)
     return rt->opt.mode == MGS_MODE_TIMING &&
            (!rt->opt.config ||
             strcmp(rt->opt.config->platform_copy_timing, "instant"));
+}
+
+/* Whether host copies (h2d, d2h) cross a host link. Not on shared
+** (MGPU-SM): the CPU and the GPUs share the same memory (seed 000 §5), so
+** a host copy is a hand-off that costs no simulated time
+** (docs/platforms.md, "Host copies"). */
+static bool host_copies_timed(const mgs_rt *rt)
+{
+    const char *type = rt->opt.platform ? rt->opt.platform
+                       : rt->opt.config ? rt->opt.config->platform_type
+                                        : "discrete";
+    return copies_timed(rt) && strcmp(type, "shared") != 0;
 }
 
 void mgs_rt_options_default(mgs_rt_options *o)
@@ -370,7 +384,7 @@ int mgs_memcpy_h2d(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n)
     int rc = timing_sync(rt);
     if (rc)
         return rc;
-    if (copies_timed(rt))
+    if (host_copies_timed(rt))
         rc = timed_copy(rt, MGS_TIMING_H2D, dst, (uint64_t)(uintptr_t)src, n);
     else if (!(rc = host_write_now(rt, dst, n)))
         rc = mgs_devmem_write(&rt->mem, dst, src, n);
@@ -384,7 +398,7 @@ int mgs_memcpy_d2h(mgs_rt *rt, void *dst, mgs_dptr src, size_t n)
     int rc = timing_sync(rt);
     if (rc)
         return rc;
-    if (copies_timed(rt))
+    if (host_copies_timed(rt))
         rc = timed_copy(rt, MGS_TIMING_D2H, (uint64_t)(uintptr_t)dst, src, n);
     else if (!(rc = host_read_now(rt, src, n)))
         rc = mgs_devmem_read(&rt->mem, src, dst, n);
@@ -438,7 +452,7 @@ int mgs_memcpy_d2d(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n)
     bool timed = copies_timed(rt);
     rc = n && timed && !overlap
              ? timed_copy(rt, MGS_TIMING_D2D, dst, src, n)
-             : bounce_copy(rt, dst, src, n, timed);
+             : bounce_copy(rt, dst, src, n, host_copies_timed(rt));
     if (!rc)
         count_copy(rt, n);
     return rc;

@@ -3,7 +3,8 @@
 # verifies a partitioned and a gather workload on 2 GPUs in timing mode, the
 # shared-memory preset (halcone-sm) beats the RDMA one (halcone-rdma) on a
 # remote-heavy workload, statistics name the RDMA engines and the network,
-# and bad platform options end with one error line and exit 2.
+# and bad platform, host-link and RDMA options end with one error line
+# naming the key and exit 2.
 . "$(dirname "$0")/lib_cli.bash"
 
 CONF=$(dirname "$0")/../../configs
@@ -47,4 +48,18 @@ expect_one_error_line
 expect_exit 2 "$MGSIM" run vecadd --mode timing --size small --gpus 2 \
     --set platform.pcie_version=7 --db "$TMP/e.db"
 expect_one_error_line
+# A bad host link and RDMA tables that break the credit rule (3 peers x
+# 30 credits > 64 incoming entries) name their keys.
+expect_exit 2 "$MGSIM" run vecadd --mode timing --size small --gpus 2 \
+    --set platform.host_link=pcie9 --db "$TMP/e.db"
+expect_one_error_line
+expect_in "$ERR" "platform.host_link"
+expect_exit 2 "$MGSIM" run vecadd --mode timing --size small --gpus 4 \
+    --set rdma.incoming_entries=64 --set rdma.credits_per_home=30 --db "$TMP/e.db"
+expect_one_error_line
+expect_in "$ERR" "rdma.credits_per_home"
+expect_exit 2 "$MGSIM" run vecadd --mode timing --size small --gpus 2 \
+    --set rdma.xbar_ports=17 --db "$TMP/e.db"
+expect_one_error_line
+expect_in "$ERR" "rdma"
 echo ok

@@ -89,6 +89,7 @@ typedef struct rig_params {
     dma_config dma;
     sim_conn_config pcie;
     simplemem_config host, dev;
+    bool no_host_route;          /* as on the shared-memory platform */
 } rig_params;
 
 typedef struct rig {
@@ -120,6 +121,7 @@ static void rig_params_default(rig_params *p)
     p->host.latency = 50;
     simplemem_config_default(&p->dev);
     p->dev.latency = 20;
+    p->no_host_route = false;
 }
 
 static void inflight_hook(const sim_hook_ctx *ctx, void *ud)
@@ -170,8 +172,7 @@ static void rig_build(rig *r, const rig_params *p)
         free(n);
         free(gn);
         conn_plug(r->gpu_conn[g], simplemem_port(r->dev[g]));
-        conn_plug(r->gpu_conn[g], rdma_inside(r->rdma[g]));
-        conn_plug(r->gpu_conn[g], rdma_local(r->rdma[g]));
+        rdma_plug(r->rdma[g], r->gpu_conn[g]);
         conn_plug(r->net, rdma_outside(r->rdma[g]));
         mem_route to_mem;
         mem_route_single(&to_mem, simplemem_port(r->dev[g]));
@@ -200,7 +201,8 @@ static void rig_build(rig *r, const rig_params *p)
     r->local_ports[0] = simplemem_port(r->dev[0]);
     rdma_route_split(&dr, r->local_ports, 1, 64, 0, GPU_BYTES,
                      rdma_inside(r->rdma[0]));
-    dma_set_host_route(r->dma, &hr);
+    if (!p->no_host_route)
+        dma_set_host_route(r->dma, &hr);
     dma_set_device_route(r->dma, &dr);
     eng_hook_add(r->eng, SIM_HOOK_AFTER_EVENT, inflight_hook, r);
 }
@@ -453,6 +455,42 @@ static void test_errors_and_queueing(void **state)
     rig_free(&r);
 }
 
+/* Without a host route (the shared-memory platform: no host link) a
+** command with a host side completes at once with MGS_EINVAL and moves
+** nothing; device-to-device copies still run. */
+static void test_no_host_route(void **state)
+{
+    (void)state;
+    rig_params p;
+    rig_params_default(&p);
+    p.no_host_route = true;
+    rig r;
+    rig_build(&r, &p);
+    _Alignas(64) uint8_t host[128];
+    memset(host, 0x5a, sizeof host);
+    memset(r.dev_bytes + 0x2000, 0x11, 128);
+    uint8_t before[128];
+    memcpy(before, r.dev_bytes + 0x1000, sizeof before);
+    dma_msg h2d, d2h, d2d;
+    dma_msg_init(&h2d, DMA_SPACE_HOST, hptr(host), DMA_SPACE_DEVICE, 0x1000,
+                 128);
+    dma_msg_init(&d2h, DMA_SPACE_DEVICE, 0x1000, DMA_SPACE_HOST, hptr(host),
+                 128);
+    dma_msg_init(&d2d, DMA_SPACE_DEVICE, 0x2000, DMA_SPACE_DEVICE, 0x3000,
+                 128);
+    run_copy(&r, &h2d);
+    run_copy(&r, &d2h);
+    assert_true(run_copy(&r, &d2d) > 0);
+    assert_int_equal(h2d.status, MGS_EINVAL);
+    assert_int_equal(d2h.status, MGS_EINVAL);
+    assert_int_equal(d2d.status, MGS_OK);
+    assert_int_equal(host[0], 0x5a);              /* nothing moved */
+    assert_memory_equal(r.dev_bytes + 0x1000, before, 128);
+    assert_memory_equal(r.dev_bytes + 0x3000, r.dev_bytes + 0x2000, 128);
+    assert_int_equal(counter(r.st, "GPU[0].DMA", "bytes_h2d"), 0);
+    rig_free(&r);
+}
+
 static char *run_for_stats(void)
 {
     rig_params p;
@@ -515,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_peer_copy),
         cmocka_unit_test(test_bounded_inflight),
         cmocka_unit_test(test_errors_and_queueing),
+        cmocka_unit_test(test_no_host_route),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_config_validate),
     };

@@ -23,6 +23,8 @@ typedef struct duo_params {
     simplemem_config mem;
     sim_conn_config gpu_conn;   /* inside each GPU */
     sim_conn_config net;        /* between the RDMA engines */
+    uint32_t home_widen;        /* GPU 1's connection is this many times
+                                   wider (0: as wide as GPU 0's) */
 } duo_params;
 
 typedef struct duo {
@@ -51,6 +53,7 @@ static void duo_params_default(duo_params *p)
     conn_config_default(&p->net);
     p->net.bytes_per_cycle = 16;          /* 16 GB/s at 1 GHz */
     conn_config_set_latency_cycles(&p->net, 100);
+    p->home_widen = 0;
 }
 
 static void duo_build(duo *d, const duo_params *p, stat_registry *stats)
@@ -80,15 +83,17 @@ static void duo_build(duo *d, const duo_params *p, stat_registry *stats)
         d->rdma[g] = rdma_new(d->eng, n, &rc, d->pool, stats);
         free(n);
         n = name_new(gn, "Conn", -1);
-        d->gpu_conn[g] = conn_new(d->eng, n, &p->gpu_conn, stats);
+        sim_conn_config gc = p->gpu_conn;
+        if (g == 1 && p->home_widen)
+            gc.bytes_per_cycle *= p->home_widen;
+        d->gpu_conn[g] = conn_new(d->eng, n, &gc, stats);
         free(n);
         n = name_new(gn, "Probe", -1);
         probe_init(&d->p[g], d->eng, d->pool, n);
         free(n);
         free(gn);
         conn_plug(d->gpu_conn[g], &d->p[g].port);
-        conn_plug(d->gpu_conn[g], rdma_inside(d->rdma[g]));
-        conn_plug(d->gpu_conn[g], rdma_local(d->rdma[g]));
+        rdma_plug(d->rdma[g], d->gpu_conn[g]);
         conn_plug(d->gpu_conn[g], simplemem_port(d->mem[g]));
         conn_plug(d->net, rdma_outside(d->rdma[g]));
         mem_route to_mem;
@@ -320,6 +325,56 @@ static void test_streaming_bandwidth(void **state)
     assert_int_equal(first, 240000);
     assert_int_equal(last - first, 63 * 5 * 1000);
     duo_free(&d);
+}
+
+/* 64 remote reads through a fast network: the answers (72 B) take two
+** cycles each on a 64 B/cycle crossbar lane, so one inside lane delivers
+** one answer every 2 ns; four lanes deliver them as fast as the network
+** (one message per cycle here; the home's memory answers on a lane twice
+** as wide, so it keeps up). Returns the time from the first answer to
+** the last. */
+static mgs_time stream_answers(uint32_t xbar_ports)
+{
+    duo_params p;
+    duo_params_default(&p);
+    p.rdma.xbar_ports = xbar_ports;
+    p.net.bytes_per_cycle = 1024;         /* never the bottleneck */
+    p.net.lane_capacity = 64;
+    p.gpu_conn.lane_capacity = 64;
+    p.mem.requests_per_cycle = 8;
+    p.mem.queue = 128;
+    p.home_widen = 2;
+    duo d;
+    duo_build(&d, &p, NULL);
+    enum { N = 64 };  /* the probe holds 64 */
+    mem_msg *r[N];
+    for (int i = 0; i < N; i++) {
+        r[i] = remote_req(&d, 0, MEM_READ, GPU_BYTES + 64u * i, 64);
+        probe_send_at(&d.p[0], r[i], 0);
+    }
+    assert_int_equal(eng_run(d.eng), MGS_OK);
+    mgs_time first = UINT64_MAX, last = 0;
+    for (int i = 0; i < N; i++) {
+        mgs_time t = 0;
+        mem_msg *a = probe_answer(&d.p[0], r[i], &t);
+        assert_non_null(a);
+        assert_memory_equal(a->data, d.bytes + GPU_BYTES + 64 * i, 64);
+        first = t < first ? t : first;
+        last = t > last ? t : last;
+    }
+    duo_free(&d);
+    return last - first;
+}
+
+static void test_xbar_ports_widen(void **state)
+{
+    (void)state;
+    mgs_time one = stream_answers(1);
+    mgs_time four = stream_answers(4);
+    print_message("# 64 answers: 1 lane %llu ps, 4 lanes %llu ps\n",
+                  (unsigned long long)one, (unsigned long long)four);
+    assert_true(one >= 63 * 2000);      /* 2 cycles per answer */
+    assert_true(four <= 63 * 1000 + 2000); /* the network's pace */
 }
 
 /* A 128-byte read and write spanning two 64-byte lines go as two parts
@@ -570,8 +625,7 @@ static void mgpu_build(mgpu *w, const mgpu_params *p)
         conn_plug(w->bot[g], simplemem_port(w->mem[g]));
         /* The engine sits beside the L2 banks, or beside the memory. */
         sim_conn *side = p->caches ? w->mid[g] : w->bot[g];
-        conn_plug(side, rdma_inside(w->rdma[g]));
-        conn_plug(side, rdma_local(w->rdma[g]));
+        rdma_plug(w->rdma[g], side);
         conn_plug(w->net, rdma_outside(w->rdma[g]));
         outs[g] = rdma_outside(w->rdma[g]);
         w->mem_port[g][0] = simplemem_port(w->mem[g]);
@@ -834,13 +888,42 @@ static void test_config_validate(void **state)
     rdma_config c;
     rdma_config_default(&c);
     assert_int_equal(rdma_config_validate(&c), MGS_OK);
-    assert_int_equal(rdma_config_credits(&c), 64);
+    /* Automatic sizes: every outgoing entry may go to one home, and the
+    ** incoming table is the deadlock-free minimum for every peer. */
+    assert_int_equal(rdma_config_credits(&c), 1024);
+    assert_int_equal(rdma_config_incoming(&c), 1024);
+    c.ngpus = 8;
+    assert_int_equal(rdma_config_credits(&c), 1024);
+    assert_int_equal(rdma_config_incoming(&c), 7 * 1024);
+    assert_int_equal(rdma_config_validate(&c), MGS_OK);
+    c.credits_per_home = 10;  /* given credits: incoming follows */
+    assert_int_equal(rdma_config_incoming(&c), 70);
+    rdma_config_default(&c);
     c.ngpus = 4;
+    c.incoming_entries = 64;  /* given incoming: credits follow */
     assert_int_equal(rdma_config_credits(&c), 21);
     assert_int_equal(rdma_config_validate(&c), MGS_OK);
     c.credits_per_home = 22; /* 22 x 3 > 64 */
     assert_int_equal(rdma_config_validate(&c), MGS_EINVAL);
     assert_non_null(strstr(mgs_error_msg(), "deadlock"));
+    assert_non_null(strstr(mgs_error_msg(), "rdma.credits_per_home"));
+    assert_non_null(strstr(mgs_error_msg(), "rdma.incoming_entries"));
+    c.credits_per_home = 21; /* 21 x 3 <= 64: the bound itself is fine */
+    assert_int_equal(rdma_config_validate(&c), MGS_OK);
+    rdma_config_default(&c);
+    c.xbar_ports = 0;
+    assert_int_equal(rdma_config_validate(&c), MGS_EINVAL);
+    assert_non_null(strstr(mgs_error_msg(), "rdma.xbar_ports"));
+    c.xbar_ports = RDMA_MAX_XBAR_PORTS + 1;
+    assert_int_equal(rdma_config_validate(&c), MGS_EINVAL);
+    rdma_config_default(&c);
+    c.requests_per_cycle = 0;
+    assert_int_equal(rdma_config_validate(&c), MGS_EINVAL);
+    assert_non_null(strstr(mgs_error_msg(), "rdma.requests_per_cycle"));
+    rdma_config_default(&c);
+    c.outgoing_entries = 0;
+    assert_int_equal(rdma_config_validate(&c), MGS_EINVAL);
+    assert_non_null(strstr(mgs_error_msg(), "rdma.outgoing_entries"));
     rdma_config_default(&c);
     c.line = 96;
     assert_int_equal(rdma_config_validate(&c), MGS_EINVAL);
@@ -895,6 +978,7 @@ int main(void)
         cmocka_unit_test(test_remote_read_write_atomic),
         cmocka_unit_test(test_latency_exact),
         cmocka_unit_test(test_streaming_bandwidth),
+        cmocka_unit_test(test_xbar_ports_widen),
         cmocka_unit_test(test_split_two_lines),
         cmocka_unit_test(test_split_masked_write),
         cmocka_unit_test(test_misrouted_and_ctrl),

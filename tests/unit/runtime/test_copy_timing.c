@@ -12,7 +12,13 @@
 **     kernel reads its results, twice in a row (stale L2 lines would show),
 **     on 1 and 2 discrete GPUs;
 **   - unified, monolithic, shared and links platforms: the same, with the
-**     host tree of their own where RDMA does not share one;
+**     host tree of their own where RDMA does not share one (none on
+**     shared);
+**   - platform.host_link: pcie4 or 32GB/s on a PCIe 3.0 platform copies at
+**     the PCIe 4.0 time over a HostPCIe tree of its own; a bad value fails
+**     with one error naming the key;
+**   - shared (MGPU-SM): host copies take no time and cross no link (the
+**     CPU shares the memory, seed 000 §5), d2d still uses the engines;
 **   - platform.copy_timing = instant and emu mode: same data, copy time 0;
 **   - an unmapped device address fails with MGS_EFAULT, no hang.
 ** Small GPUs (4 CUs) keep the kernel parts quick.
@@ -114,11 +120,11 @@ typedef struct copy_times {
     uint64_t h2d_dma, d2h_dma;  /* the DMA engine's transfer alone */
 } copy_times;
 
-static copy_times copy_time_1mib(int pcie)
+static copy_times copy_time_1mib(int pcie, const char *extra)
 {
     char ver[64];
     snprintf(ver, sizeof ver, "platform.pcie_version=%d", pcie);
-    const char *sets[] = {ver, NULL};
+    const char *sets[] = {ver, extra, NULL};
     rt_env e;
     env_new(&e, MGS_MODE_TIMING, 2, "discrete", sets);
     copy_times ct;
@@ -178,7 +184,7 @@ static bool within(double v, double want, double tol)
 static void test_h2d_time_pcie4(void **state)
 {
     (void)state;
-    copy_times c4 = copy_time_1mib(4), c3 = copy_time_1mib(3);
+    copy_times c4 = copy_time_1mib(4, NULL), c3 = copy_time_1mib(3, NULL);
     double want4 = predicted_ps(32e9), want3 = predicted_ps(16e9);
     printf("# predicted transfer: PCIe 4.0 %.3f us, PCIe 3.0 %.3f us\n",
            want4 * 1e-6, want3 * 1e-6);
@@ -367,10 +373,11 @@ static void test_other_platforms(void **state)
         mgs_rt_totals t;
         mgs_rt_totals_get(e.rt, &t);
         assert_true(t.copy_time_ps > 0);
-        /* Only discrete/unified over a PCIe tree share it with RDMA. */
+        /* Only discrete/unified over a PCIe tree share it with RDMA;
+        ** shared has no host link at all. */
         double host_tree = stat_of(&e, "HostPCIe.Link[0]",
                                    "a_to_b.payload_bytes");
-        if (i == 0)
+        if (i == 0 || i == 2)
             assert_true(host_tree == 0);
         else
             assert_true(host_tree > 0);
@@ -378,6 +385,94 @@ static void test_other_platforms(void **state)
         free(got);
         env_free(&e);
     }
+}
+
+/* platform.host_link overrides pcie_version for the host copies only: a
+** PCIe 3.0 platform with a PCIe 4.0 (or 32 GB/s) host link copies in the
+** PCIe 4.0 time, over a HostPCIe tree of its own, while the GPUs keep
+** their PCIe 3.0 tree; a bad value is one error naming the key. */
+static void test_host_link(void **state)
+{
+    (void)state;
+    double want4 = predicted_ps(32e9);
+    copy_times v4 = copy_time_1mib(3, "platform.host_link=pcie4");
+    copy_times bw = copy_time_1mib(3, "platform.host_link=32GB/s");
+    copy_times v3 = copy_time_1mib(3, "platform.host_link=auto");
+    assert_true(within((double)v4.h2d_dma, want4, 0.10));
+    assert_true(within((double)v4.d2h_dma, want4, 0.10));
+    assert_int_equal(bw.h2d_dma, v4.h2d_dma);
+    assert_true(within((double)v3.h2d_dma, predicted_ps(16e9), 0.10));
+
+    const char *sets[] = {"platform.host_link=pcie4", NULL};
+    rt_env e;
+    env_new(&e, MGS_MODE_TIMING, 2, "discrete", sets);
+    mgs_dptr d;
+    check_ok(mgs_malloc(e.rt, 1, 4096, &d), "malloc");
+    uint8_t buf[4096] = {1};
+    check_ok(mgs_memcpy_h2d(e.rt, d, buf, sizeof buf), "h2d");
+    assert_true(stat_of(&e, "HostPCIe.Link[0]", "a_to_b.payload_bytes") > 0);
+    assert_true(stat_of(&e, "PCIe.Link[0]", "a_to_b.payload_bytes") == 0);
+    env_free(&e);
+
+    const char *bad[] = {"pcie7", "fast", "0GB/s"};
+    for (int i = 0; i < 3; i++) {
+        char set[64];
+        snprintf(set, sizeof set, "platform.host_link=%s", bad[i]);
+        const char *s1[] = {set, NULL};
+        env_new(&e, MGS_MODE_TIMING, 2, "discrete", s1);
+        check_ok(mgs_malloc(e.rt, 0, 4096, &d), "malloc");
+        assert_int_equal(mgs_memcpy_h2d(e.rt, d, buf, sizeof buf),
+                         MGS_ECONFIG);
+        assert_non_null(strstr(mgs_error_msg(), "platform.host_link"));
+        assert_null(strchr(mgs_error_msg(), '\n'));
+        env_free(&e);
+    }
+}
+
+/* Shared memory (MGPU-SM): the CPU and the GPUs share one memory, so a
+** host copy is a hand-off: no simulated time, no DMA host traffic, no
+** host link at all; the bytes are there for a kernel and come back.
+** A device-to-device copy still moves bytes through the engines. */
+static void test_shared_host_copies(void **state)
+{
+    (void)state;
+    rt_env e;
+    env_new(&e, MGS_MODE_TIMING, 2, "shared", NULL);
+    size_t n = MIB;
+    uint8_t *in = malloc(n), *out = malloc(n);
+    fill_random(in, n, 21);
+    mgs_dptr all, on1;
+    check_ok(mgs_malloc(e.rt, MGS_GPU_ALL, n, &all), "malloc all");
+    check_ok(mgs_malloc(e.rt, 1, n, &on1), "malloc gpu 1");
+    check_ok(mgs_memcpy_h2d(e.rt, all, in, n), "h2d");
+    check_ok(mgs_memcpy_d2h(e.rt, out, all, n), "d2h");
+    assert_memory_equal(in, out, n);
+    mgs_rt_totals t;
+    mgs_rt_totals_get(e.rt, &t);
+    assert_int_equal(t.copy_time_ps, 0);
+    assert_int_equal(t.copies, 2);
+    assert_int_equal(stat_of(&e, "GPU[0].DMA", "bytes_h2d") +
+                         stat_of(&e, "GPU[1].DMA", "bytes_h2d"), 0);
+    assert_true(stat_of(&e, "HostPCIe.Link[0]", "a_to_b.payload_bytes") ==
+                0);
+    assert_true(stat_of(&e, "Host.Memory", "reads") == 0);
+    check_ok(mgs_memcpy_d2d(e.rt, on1, all, n), "d2d");
+    mgs_rt_totals_get(e.rt, &t);
+    assert_true(t.copy_time_ps > 0);
+    double d2d = 0;
+    for (int g = 0; g < 2; g++) {
+        char dma[32];
+        snprintf(dma, sizeof dma, "GPU[%d].DMA", g);
+        d2d += stat_of(&e, dma, "bytes_d2d") + stat_of(&e, dma, "bytes_peer");
+    }
+    assert_true(d2d == (double)n);
+    memset(out, 0, n);
+    check_ok(mgs_memcpy_d2h(e.rt, out, on1, n), "d2h");
+    assert_memory_equal(in, out, n);
+    vecadd_twice(&e, 1);
+    free(in);
+    free(out);
+    env_free(&e);
 }
 
 static void test_unmapped_fails(void **state)
@@ -404,6 +499,8 @@ int main(void)
         cmocka_unit_test(test_coherence_2gpu),
         cmocka_unit_test(test_instant_and_emu),
         cmocka_unit_test(test_other_platforms),
+        cmocka_unit_test(test_host_link),
+        cmocka_unit_test(test_shared_host_copies),
         cmocka_unit_test(test_unmapped_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
