@@ -735,6 +735,141 @@ static void test_inv_many_during_misses(void **state)
     one_free(o);
 }
 
+/* ---- random invalidations during a random tester run ------------------- */
+
+/* A stand-in directory: every `period` ps it sends MEM_INV_LINE for a
+** random line of [base, base + size) to a random L1, keeping at most
+** `cap` unacknowledged per cache (the contract), until `total` are sent;
+** it frees each invalidation with its ack. */
+typedef struct invalidator {
+    sim_comp base;
+    sim_port port;
+    sim_event ev;
+    mem_pool *pool;
+    cache **caches;
+    uint32_t ncaches, cap, total, sent, acked, line;
+    uint32_t outstanding[16];
+    uint64_t base_addr, size, rng;
+    mgs_time period;
+} invalidator;
+
+static void inval_handle(sim_comp *sc, sim_event *ev)
+{
+    (void)ev;
+    invalidator *v = (invalidator *)sc;
+    if (v->sent == v->total)
+        return;
+    v->rng = v->rng * 6364136223846793005ull + 1442695040888963407ull;
+    uint32_t i = (uint32_t)(v->rng >> 33) % v->ncaches;
+    if (v->outstanding[i] < v->cap && port_can_send(&v->port)) {
+        mem_msg *m = mem_msg_alloc(v->pool, MEM_INV_LINE);
+        uint64_t lines = v->size / v->line;
+        m->addr = v->base_addr + ((v->rng >> 13) % lines) * v->line;
+        m->flags = MEM_F_PHYS;
+        m->base.bytes = 8;
+        m->base.dst = cache_bottom(v->caches[i]);
+        m->base.id = i;
+        assert_int_equal(port_send(&v->port, &m->base), MGS_OK);
+        v->outstanding[i]++;
+        v->sent++;
+    }
+    eng_schedule(sc->eng, &v->ev, eng_now(sc->eng) + v->period);
+}
+
+static void inval_recv(sim_comp *sc, sim_port *p)
+{
+    invalidator *v = (invalidator *)sc;
+    sim_msg *m;
+    while ((m = port_retrieve(p))) {
+        mem_msg *ack = (mem_msg *)m;
+        assert_int_equal(ack->base.type, MEM_INV_ACK);
+        v->outstanding[ack->req->base.id]--;
+        v->acked++;
+        mem_msg_release(v->pool, ack->req);
+        mem_msg_release(v->pool, ack);
+    }
+}
+
+static bool inval_busy(const sim_comp *sc)
+{
+    const invalidator *v = (const invalidator *)sc;
+    return v->acked < v->sent;
+}
+
+static const sim_comp_ops inval_ops = {.kind = "Invalidator",
+                                       .handle = inval_handle,
+                                       .notify_recv = inval_recv,
+                                       .busy = inval_busy};
+
+/* Random invalidations of L1 lines (clean, dirty, being filled, with
+** merged targets) while the random tester runs over L1s -> L2 banks ->
+** memory: no value is lost (per-source order holds, owned units of 8
+** bytes share lines between the L1s), and after a flush memory equals the
+** tester's reference. Write-back and write-through L1s. */
+static void test_random_invalidations_under_load(void **state)
+{
+    (void)state;
+    for (int pol = 0; pol < 2; pol++) {
+        mem_world_params p;
+        mem_world_params_default(&p);
+        p.l1.write_policy = pol ? CACHE_WRITE_THROUGH : CACHE_WRITE_BACK;
+        p.l1.write_allocate = true;
+        p.l1.max_inflight_below = 4;
+        p.l1.inv_buffer = 2;
+        p.tester.mode = MEM_TESTER_OWNED_UNITS;
+        p.tester.unit = 8;
+        p.tester.max_size = 8;
+        p.tester.size = 4096;
+        p.tester.ops_per_agent = 2000;
+        p.tester.seed = 77 + pol;
+        mem_world w;
+        mem_world_build(&w, &p);
+        invalidator v = {0};
+        comp_init(&v.base, w.eng, &inval_ops, "Dir", 0);
+        port_init(&v.port, &v.base, "port", 16);
+        eng_event_init(&v.ev, &v.base, 1, NULL);
+        conn_plug(w.c_mid, &v.port);
+        v.pool = w.pool;
+        v.caches = w.l1;
+        v.ncaches = w.nl1;
+        v.cap = p.l1.inv_buffer;
+        v.total = 1500;
+        v.line = p.l1.line;
+        v.base_addr = p.tester.base;
+        v.size = p.tester.size;
+        v.rng = 12345 + pol;
+        v.period = 3000;
+        eng_schedule(w.eng, &v.ev, 1000);
+        int rc = eng_run(w.eng);
+        if (rc != MGS_OK)
+            fprintf(stderr, "%s\n", mgs_error_msg());
+        assert_int_equal(rc, MGS_OK);
+        assert_true(mem_tester_done(w.tester));
+        if (mem_tester_mismatches(w.tester))
+            mem_tester_report(w.tester, stderr);
+        assert_int_equal(mem_tester_mismatches(w.tester), 0);
+        assert_int_equal(v.acked, v.total);
+        uint64_t invs = 0, held = 0;
+        for (uint32_t i = 0; i < w.nl1; i++) {
+            assert_int_equal(cache_check(w.l1[i]), 1);
+            invs += w.l1[i]->line_invalidations->value;
+            held += w.l1[i]->stall_mshr_full->value;
+        }
+        assert_int_equal(invs, v.total);
+        /* requests held behind an invalidation waiting for an MSHR: with
+        ** 16 MSHRs of 8 targets, the only MSHR stalls of this setup */
+        assert_true(held > 0);
+        assert_int_equal(mem_world_flush_all(&w, 0), MGS_OK);
+        assert_memory_equal(w.bytes + p.tester.base,
+                            mem_tester_shadow(w.tester), p.tester.size);
+        probe_clear(&w.ctrl);
+        port_fini(&v.port);
+        comp_fini(&v.base);
+        assert_int_equal(mem_pool_outstanding(w.pool), 0);
+        mem_world_free(&w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -747,6 +882,7 @@ int main(void)
         cmocka_unit_test(test_inv_writeback_before_ack),
         cmocka_unit_test(test_inv_during_fill),
         cmocka_unit_test(test_inv_many_during_misses),
+        cmocka_unit_test(test_random_invalidations_under_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
