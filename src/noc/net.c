@@ -350,6 +350,9 @@ static void handle_eject(noc_net *n, noc_node *y)
         sim_msg *m = slot_head(n, y, (uint32_t)s);
         sim_port *orig_src = m->src;
         if (port_send(&y->host, m) == MGS_EBUSY) {
+            /* port_send stamped our port as the sender: undo, or the
+            ** retry would deliver the message as sent by the endpoint. */
+            m->src = orig_src;
             y->eject_blocked = true; /* notify_port_free resumes */
             return;
         }

@@ -547,15 +547,19 @@ static int timing_ensure(mgs_rt *rt)
 }
 
 static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
-                         const launch_bufs *bufs)
+                         launch_bufs *bufs)
 {
+    /* bufs are ours on every path: freed here before they are pending,
+    ** by timing_sync after (so an error of the sync frees them once). */
     int rc = timing_ensure(rt);
-    if (rc)
+    if (!rc && mgs_timing_would_block(rt->timing, gpu))
+        rc = timing_sync(rt);
+    if (!rc)
+        rc = mgs_timing_post(rt->timing, gpu, el);
+    if (rc) {
+        free_bufs(rt, bufs);
         return rc;
-    if (mgs_timing_would_block(rt->timing, gpu) && (rc = timing_sync(rt)))
-        return rc;
-    if ((rc = mgs_timing_post(rt->timing, gpu, el)))
-        return rc;
+    }
     if (rt->npending == rt->pending_cap) {
         rt->pending_cap = rt->pending_cap ? 2 * rt->pending_cap : 16;
         rt->pending = mgs_xrealloc(rt->pending,
@@ -604,8 +608,6 @@ int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l)
     }
     if (rt->opt.mode == MGS_MODE_TIMING) {
         rc = launch_timing(rt, l->gpu, &el, &bufs);
-        if (rc)
-            free_bufs(rt, &bufs);
         if (!rc && rt->hook)
             rt->hook(rt, k, l, rt->hook_user);
         return rc;
