@@ -18,84 +18,25 @@
 
 #include <cmocka.h>
 
-#include "config/config.h"
-#include "mgsim/errors.h"
-#include "mgsim/runtime.h"
-#include "sim/stats.h"
+#include "tests/unit/runtime/rt_rig.h"
 #include "workloads/workload.h"
 
-typedef struct rig {
-    mgs_config cfg;
-    stat_registry *stats;
-    mgs_rt *rt;
-} rig;
-
-/* gpus small GPUs (4 CUs) of `platform`, timing mode. */
-static void rig_init(rig *r, int gpus, const char *platform, bool shared)
+/* gpus small GPUs of `platform`, timing mode, shared IOMMU or not; one
+** walk at a time, in the IOMMU or in each GPU's walker, so that small GPUs
+** still contend. */
+static void rig_init(rt_rig *r, int gpus, const char *platform, bool shared)
 {
-    mgs_config_defaults(&r->cfg);
     const char *sets[] = {shared ? "mmu.shared_iommu=true"
                                  : "mmu.shared_iommu=false",
-                          "gpu.num_cus=4", "gpu.cus_per_sa=2",
-                          "gpu.l2_banks=2", "tlb.l2_count=2",
-                          /* one walk at a time, in the IOMMU or in each
-                          ** GPU's walker: small GPUs still contend */
-                          "mmu.iommu_walkers=1", "tlb.max_walks=1"};
-    for (size_t i = 0; i < sizeof sets / sizeof *sets; i++)
-        assert_int_equal(mgs_config_set(&r->cfg, sets[i], "test"), MGS_OK);
-    r->stats = stat_registry_new();
-    mgs_rt_options o;
-    mgs_rt_options_default(&o);
-    o.mode = MGS_MODE_TIMING;
-    o.num_gpus = gpus;
-    o.mem_per_gpu = 256ull << 20;
-    o.platform = platform;
-    o.config = &r->cfg;
-    o.stats = r->stats;
-    assert_int_equal(mgs_rt_new(&o, &r->rt), MGS_OK);
-}
-
-static void rig_fini(rig *r)
-{
-    mgs_rt_free(r->rt);
-    stat_registry_free(r->stats);
-}
-
-typedef struct stat_sum {
-    const char *component;   /* exact, or a prefix ending in '*' */
-    const char *metric;
-    double sum;
-    int rows;
-} stat_sum;
-
-static void add_row(const stat_row *row, void *ud)
-{
-    stat_sum *s = ud;
-    size_t n = strlen(s->component);
-    bool match = s->component[n - 1] == '*'
-                     ? !strncmp(row->component, s->component, n - 1)
-                     : !strcmp(row->component, s->component);
-    if (match && !strcmp(row->metric, s->metric)) {
-        s->sum += row->value;
-        s->rows++;
-    }
-}
-
-static double stat_get(rig *r, const char *component, const char *metric,
-                       int *rows)
-{
-    stat_sum s = {component, metric, 0, 0};
-    stat_registry_foreach(r->stats, 0, add_row, &s);
-    if (rows)
-        *rows = s.rows;
-    return s.sum;
+                          "mmu.iommu_walkers=1", "tlb.max_walks=1", NULL};
+    rt_rig_init(r, MGS_MODE_TIMING, gpus, platform, sets);
 }
 
 /* vecadd with n = 16384 per GPU over all GPUs; returns the IOMMU's mean
 ** queueing delay (ps) or, without it, the per-GPU walkers' mean. */
 static double vecadd_queue_delay(int gpus, bool shared, double *walks)
 {
-    rig r;
+    rt_rig r;
     rig_init(&r, gpus, "unified", shared);
     const mgs_workload *wl = wl_find("vecadd");
     assert_non_null(wl);
@@ -111,19 +52,19 @@ static double vecadd_queue_delay(int gpus, bool shared, double *walks)
     int rows;
     double delay;
     if (shared) {
-        *walks = stat_get(&r, "IOMMU", "walks", &rows);
+        *walks = rt_rig_stat(&r, "IOMMU", "walks", &rows);
         assert_int_equal(rows, 1);
-        delay = stat_get(&r, "IOMMU", "queue_delay.mean", NULL);
-        stat_get(&r, "GPU[*", "walks", &rows);
+        delay = rt_rig_stat(&r, "IOMMU", "queue_delay.mean", NULL);
+        rt_rig_stat(&r, "GPU[*", "walks", &rows);
         assert_int_equal(rows, 0);          /* no walker inside a GPU */
     } else {
-        *walks = stat_get(&r, "GPU[*", "walks", &rows);
+        *walks = rt_rig_stat(&r, "GPU[*", "walks", &rows);
         assert_int_equal(rows, gpus);
-        delay = stat_get(&r, "GPU[*", "queue_delay.mean", NULL) / gpus;
-        stat_get(&r, "IOMMU", "walks", &rows);
+        delay = rt_rig_stat(&r, "GPU[*", "queue_delay.mean", NULL) / gpus;
+        rt_rig_stat(&r, "IOMMU", "walks", &rows);
         assert_int_equal(rows, 0);
     }
-    rig_fini(&r);
+    rt_rig_fini(&r);
     return delay;
 }
 
@@ -153,7 +94,7 @@ typedef struct vecadd_args {
 static void test_fault_names_address_and_gpu(void **state)
 {
     (void)state;
-    rig r;
+    rt_rig r;
     rig_init(&r, 2, "discrete", true);
     char path[4096];
     wl_kernel_path("vecadd.hsaco", path, sizeof path);
@@ -183,9 +124,9 @@ static void test_fault_names_address_and_gpu(void **state)
     assert_true((addr >= args.a + 4096 && addr < args.a + 8192) ||
                 (addr >= args.b + 4096 && addr < args.b + 8192));
     assert_non_null(strstr(msg, "on GPU 1"));
-    assert_true(stat_get(&r, "IOMMU.FaultHandler", "faults", NULL) >= 1);
-    assert_true(stat_get(&r, "IOMMU", "faults", NULL) >= 1);
-    rig_fini(&r);
+    assert_true(rt_rig_stat(&r, "IOMMU.FaultHandler", "faults", NULL) >= 1);
+    assert_true(rt_rig_stat(&r, "IOMMU", "faults", NULL) >= 1);
+    rt_rig_fini(&r);
 }
 
 int main(void)
