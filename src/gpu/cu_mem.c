@@ -263,11 +263,11 @@ void cu_wave_retire(cu *c, cu_wave *wv, uint64_t now)
                 const gcn_emu_program *p = wv->wg->launch->emu.prog;
                 snprintf(fault_msg, sizeof fault_msg,
                          "kernel %s wave (%u,%u,%u)/%u pc 0x%llx: memory "
-                         "fault at address 0x%llx", p->kernel->name,
-                         wv->w.wg_id[0], wv->w.wg_id[1], wv->w.wg_id[2],
-                         wv->w.wave_id,
+                         "fault at address 0x%llx on GPU %d",
+                         p->kernel->name, wv->w.wg_id[0], wv->w.wg_id[1],
+                         wv->w.wg_id[2], wv->w.wave_id,
                          (unsigned long long)(p->code_vaddr + op->pc),
-                         (unsigned long long)op->fault_addr);
+                         (unsigned long long)op->fault_addr, c->cfg.gpu);
                 faulted = true;
             } else if (!op->fault && wv->wg->status == MGS_OK) {
                 gcn_mem_plan_complete(&wv->w, op->plan);

@@ -1,8 +1,9 @@
 /*
 ** Backing store seen by the bottom of the memory hierarchy (DRAM
 ** controllers): byte reads and writes at PHYSICAL addresses. The runtime
-** provides it over its device memory (physical address = gpu *
-** bytes_per_gpu + page * 4 KiB + offset); tests provide a plain array.
+** provides it over its device memory's physical frames (physical address
+** = gpu * bytes_per_gpu + frame * page_size + offset; two frames are
+** always distinct bytes); tests provide a plain array.
 ** Caches above hold copies; only DRAM (and the runtime, between kernels,
 ** after the caches were flushed) touches the backing store.
 */

@@ -563,20 +563,22 @@ static int live_vpn(mgs_devmem *m, uint64_t va, uint64_t *vpn)
     return MGS_OK;
 }
 
-static int bad_table(int gpu)
+/* Table `gpu` and the virtual page of va in a live allocation. */
+static int table_page(mgs_devmem *m, int gpu, uint64_t va,
+                      mgs_devmem_table **t, uint64_t *vpn)
 {
-    return mgs_error_set(MGS_EINVAL, "no page table for GPU %d", gpu);
+    if (!(*t = table_of(m, gpu)))
+        return mgs_error_set(MGS_EINVAL, "no page table for GPU %d", gpu);
+    return live_vpn(m, va, vpn);
 }
 
 int mgs_devmem_map(mgs_devmem *m, int gpu, uint64_t va, int frame_gpu,
                    uint32_t frame)
 {
-    mgs_devmem_table *t = table_of(m, gpu);
+    mgs_devmem_table *t;
     uint64_t vpn;
-    int rc;
-    if (!t)
-        return bad_table(gpu);
-    if ((rc = live_vpn(m, va, &vpn)))
+    int rc = table_page(m, gpu, va, &t, &vpn);
+    if (rc)
         return rc;
     if (frame_gpu < 0 || frame_gpu >= m->num_gpus ||
         frame >= m->gpus[frame_gpu].total_frames ||
@@ -595,12 +597,10 @@ int mgs_devmem_map(mgs_devmem *m, int gpu, uint64_t va, int frame_gpu,
 
 int mgs_devmem_unmap(mgs_devmem *m, int gpu, uint64_t va)
 {
-    mgs_devmem_table *t = table_of(m, gpu);
+    mgs_devmem_table *t;
     uint64_t vpn;
-    int rc;
-    if (!t)
-        return bad_table(gpu);
-    if ((rc = live_vpn(m, va, &vpn)))
+    int rc = table_page(m, gpu, va, &t, &vpn);
+    if (rc)
         return rc;
     pte_set(m, &t->ptes[vpn], -1, 0);
     caches_clear(m);
@@ -610,12 +610,10 @@ int mgs_devmem_unmap(mgs_devmem *m, int gpu, uint64_t va)
 int mgs_devmem_page_frame(mgs_devmem *m, int gpu, uint64_t va, int *frame_gpu,
                           uint32_t *frame)
 {
-    mgs_devmem_table *t = table_of(m, gpu);
+    mgs_devmem_table *t;
     uint64_t vpn;
-    int rc;
-    if (!t)
-        return bad_table(gpu);
-    if ((rc = live_vpn(m, va, &vpn)))
+    int rc = table_page(m, gpu, va, &t, &vpn);
+    if (rc)
         return rc;
     const mgs_devmem_pte *p = &t->ptes[vpn];
     if (p->gpu < 0)

@@ -747,6 +747,8 @@ static int timing_ensure(mgs_rt *rt)
 static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
                          launch_bufs *bufs)
 {
+    /* bufs are ours on every path: freed here before they are pending,
+    ** by timing_sync after (so an error of the sync frees them once). */
     int rc = timing_ensure(rt);
     if (!rc && mgs_timing_would_block(rt->timing, gpu))
         rc = timing_sync(rt);

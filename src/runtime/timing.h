@@ -3,11 +3,13 @@
 ** (platform/platform.h) built once per runtime, a small driver component
 ** that hands launches to the command processors, and the two views of device memory the model
 ** needs (mgs_devmem stays the single store of data):
-**   - the page table the MMU walks: virtual page -> physical address
-**     gpu * mem_per_gpu + phys_page * 4 KiB + offset;
-**   - the physical backing store the DRAM channels read and write (a
-**     reverse map phys page -> page-table entry, refreshed at each launch;
-**     a page's host block is created on the first DRAM write).
+**   - the page tables the walkers walk (the walker of GPU g, or the shared
+**     IOMMU for a request of GPU g, uses g's): virtual page -> physical
+**     address gpu * mem_per_gpu + frame * page_size + offset;
+**   - the physical backing store the DRAM channels read and write: the
+**     devmem's frames themselves (a 4 KiB host block is created on the
+**     first write of one of its bytes).
+** The TLBs' and walkers' page size is the devmem's (gpu.page_size).
 **
 ** A launch: upload the kernel's code (once per program and GPU) into device
 ** memory so instruction fetch goes through L1I/L2/DRAM, build the
@@ -19,8 +21,8 @@
 **
 ** Copies (mgs_timing_copy: h2d, d2h, d2d and peer) are performed by the
 ** GPUs' DMA engines (platform.h, src/mem/dma.h) as real traffic: the copy
-** is split at the pages of its device side(s) into physically contiguous
-** runs, each run a DMA_COPY command to the engine of the GPU that owns the
+** is split at the pages of its device side(s) (translated with the host's
+** page table) into physically contiguous runs, each run a DMA_COPY command to the engine of the GPU that owns the
 ** device side (peer d2d: the source GPU's engine, which writes the
 ** destination through its RDMA engine), host bytes travel over the PCIe
 ** tree, device bytes through the L2 banks. The copy's time runs from the

@@ -13,6 +13,10 @@
 #include "mem/tlb.h"
 #include "sim/stats.h"
 
+/* Set by the resolving fault handler below: page 100 of pid 1 is mapped
+** (to 9 MB). */
+static bool page100_mapped;
+
 /* pid 1: virtual page k < 16 -> physical 1 MB + k pages; others fault. */
 static int pt_translate(void *ud, int32_t gpu, uint32_t pid,
                         uint64_t vaddr, uint64_t *paddr)
@@ -20,6 +24,10 @@ static int pt_translate(void *ud, int32_t gpu, uint32_t pid,
     (void)ud;
     (void)gpu;
     uint64_t k = vaddr / 4096;
+    if (pid == 1 && k == 100 && page100_mapped) {
+        *paddr = 0x900000 + vaddr % 4096;
+        return MGS_OK;
+    }
     if (pid != 1 || k >= 16)
         return MGS_EFAULT;
     *paddr = 0x100000 + k * 4096 + vaddr % 4096;
@@ -137,6 +145,97 @@ static void test_fault(void **state)
     mw_fini(&w);
 }
 
+/* A fault handler that maps the page (as a migration scheme would) and
+** answers "resolved" one cycle later. */
+typedef struct resolver {
+    sim_comp base;
+    sim_port port;
+    mem_pool *pool;
+    int seen;
+} resolver;
+
+static bool resolver_tick(sim_comp *c)
+{
+    resolver *r = (resolver *)c;
+    mem_msg *f = (mem_msg *)port_peek(&r->port);
+    if (!f)
+        return false;
+    assert_true(f->base.type == MEM_XLATE && (f->flags & MEM_F_FAULT));
+    page100_mapped = true;
+    mem_msg *a = mem_msg_response(r->pool, f);
+    a->flags &= ~MEM_F_FAULT;
+    if (port_send(&r->port, &a->base) != MGS_OK) {
+        mem_msg_release(r->pool, a);
+        return false;
+    }
+    port_retrieve(&r->port);
+    r->seen++;
+    return true;
+}
+
+static const sim_comp_ops resolver_ops = {.kind = "Resolver",
+                                          .tick = resolver_tick};
+
+/* Faults reach the handler as messages: the default handler resolves
+** nothing (the requester gets the fault, later than without a handler);
+** a resolving handler makes the walker read the table again. */
+static void test_fault_handler(void **state)
+{
+    (void)state;
+    for (int resolve = 0; resolve < 2; resolve++) {
+        page100_mapped = false;
+        mworld w;
+        mw_init(&w, 4);
+        sim_conn *link = agent_conn(w.e, "FaultLink", 1000, 4);
+        fault_handler *fh = NULL;
+        resolver rs = {.pool = w.pool};
+        sim_port *hp;
+        if (resolve) {
+            comp_init(&rs.base, w.e, &resolver_ops, "Resolver", 1000);
+            port_init(&rs.port, &rs.base, "port", 4);
+            hp = &rs.port;
+        } else {
+            fh = fault_handler_new(w.e, "FH", 1000, w.pool, w.stats);
+            hp = fault_handler_port(fh);
+        }
+        conn_plug(link, mmu_fault_port(w.m));
+        conn_plug(link, hp);
+        mmu_set_fault_handler(w.m, hp);
+        xl(&w, 100 * 4096 + 8, 0);         /* unmapped until resolved */
+        xl(&w, 3 * 4096, 0);               /* fine */
+        mw_run(&w);
+        mem_msg *r0 = agent_rsp_of(w.a, 0);
+        assert_false(agent_rsp_of(w.a, 1)->flags & MEM_F_FAULT);
+        /* Walk, then a round trip to the handler. */
+        assert_true(r0->base.send_time - r0->req->base.arrive_time > 100000);
+        if (resolve) {
+            assert_false(r0->flags & MEM_F_FAULT);
+            assert_int_equal(r0->paddr, 0x900000 + 8);
+            assert_int_equal(rs.seen, 1);
+            assert_int_equal(agent_stat(w.stats, eng_now(w.e), "MMU",
+                                        "faults"), 0);
+        } else {
+            assert_true(r0->flags & MEM_F_FAULT);
+            assert_int_equal(agent_stat(w.stats, eng_now(w.e), "FH",
+                                        "faults"), 1);
+            assert_int_equal(agent_stat(w.stats, eng_now(w.e), "MMU",
+                                        "faults"), 1);
+        }
+        agent_release_all(w.a);
+        mmu_free(w.m);
+        w.m = NULL;
+        fault_handler_free(fh);
+        if (resolve) {
+            port_fini(&rs.port);
+            comp_fini(&rs.base);
+        }
+        conn_free(link);
+        conn_free(w.conn);
+        agent_free(w.a);
+        agent_env_free(w.e, w.pool, w.stats);
+    }
+}
+
 static void test_config_validate(void **state)
 {
     (void)state;
@@ -156,6 +255,7 @@ int main(void)
         cmocka_unit_test(test_walk_latency_and_address),
         cmocka_unit_test(test_concurrency_limit),
         cmocka_unit_test(test_fault),
+        cmocka_unit_test(test_fault_handler),
         cmocka_unit_test(test_config_validate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,10 +19,8 @@
 
 #include <cmocka.h>
 
-#include "config/config.h"
-#include "mgsim/errors.h"
-#include "mgsim/runtime.h"
 #include "runtime/devmem.h"
+#include "tests/unit/runtime/rt_rig.h"
 #include "workloads/workload.h"
 
 /* ---- devmem level ------------------------------------------------------ */
@@ -150,28 +148,19 @@ typedef struct vecadd_args {
 } vecadd_args;
 
 typedef struct rig {
-    mgs_config cfg;
+    rt_rig env;
     mgs_rt *rt;
     mgs_kernel *k;
 } rig;
 
-/* Two GPUs (small ones in timing mode) with the given page size. */
+/* Two small GPUs (discrete) with the given page size, vecadd loaded. */
 static void rig_init(rig *r, mgs_mode mode, const char *page)
 {
-    mgs_config_defaults(&r->cfg);
     char set[64];
     snprintf(set, sizeof set, "gpu.page_size=%s", page);
-    const char *sets[] = {set, "gpu.num_cus=4", "gpu.cus_per_sa=2",
-                          "gpu.l2_banks=2", "tlb.l2_count=2"};
-    for (size_t i = 0; i < sizeof sets / sizeof *sets; i++)
-        assert_int_equal(mgs_config_set(&r->cfg, sets[i], "test"), MGS_OK);
-    mgs_rt_options o;
-    mgs_rt_options_default(&o);
-    o.mode = mode;
-    o.num_gpus = 2;
-    o.mem_per_gpu = 64ull << 20;
-    o.config = &r->cfg;
-    assert_int_equal(mgs_rt_new(&o, &r->rt), MGS_OK);
+    const char *sets[] = {set, NULL};
+    rt_rig_init(&r->env, mode, 2, NULL, sets);
+    r->rt = r->env.rt;
     char path[4096];
     wl_kernel_path("vecadd.hsaco", path, sizeof path);
     mgs_module *mod;
@@ -217,7 +206,7 @@ static int moved_vecadd(mgs_mode mode, bool copy)
     int wrong = 0;
     for (int i = 0; i < N; i++)
         wrong += c[i] != a[i] + b[i];
-    mgs_rt_free(r.rt);
+    rt_rig_fini(&r.env);
     return wrong;
 }
 
@@ -270,7 +259,7 @@ static void replicas(mgs_mode mode, const char *page)
             wrong += out[i] != (float)(g == 0 ? 100000 + i : i);
         assert_int_equal(wrong, 0);
     }
-    mgs_rt_free(r.rt);
+    rt_rig_fini(&r.env);
 }
 
 static void test_replicas_differ_emu(void **state)
