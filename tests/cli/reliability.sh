@@ -16,8 +16,8 @@ db_exit() {
 expect_exit 0 "$MGSIM" run mm "${R[@]}" --gpus 8 --platform shared --db "$TMP/a.db"
 [ "$(db_exit "$TMP/a.db")" = 0 ] || fail "shared 8-GPU run not recorded"
 expect_exit 0 "$MGSIM" run atax "${R[@]}" --gpus 8 --set platform.pcie_version=6 --db "$TMP/a.db"
-expect_exit 0 "$MGSIM" run mm "${R[@]}" --gpus 2 --set gpu.freq=100MHz --db "$TMP/a.db"
-expect_exit 0 "$MGSIM" run mm "${R[@]}" --gpus 2 --set platform.host_latency=0 --db "$TMP/a.db"
+expect_exit 0 "$MGSIM" run mm "${R[@]}" --gpus 8 --set gpu.freq=100MHz --db "$TMP/a.db"
+expect_exit 0 "$MGSIM" run atax "${R[@]}" --gpus 8 --set platform.host_latency=0 --db "$TMP/a.db"
 
 # Defect 4: sim.max_events stops the run (exit 3, one line naming what was
 # busy), the run is recorded, teardown with messages in flight is clean.
