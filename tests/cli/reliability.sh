@@ -31,7 +31,7 @@ expect_in "$ERR" "still busy: GPU[0]"
 # Defect 4: a kernel that spins forever (s_branch -1 as its first
 # instruction) is stopped by the watchdog in timing mode and by the wave
 # budget in emu mode; both runs are recorded with exit 3.
-cp -r "${MGSIM_KERNEL_DIR:-$(dirname "$MGSIM")/../kernels}" "$TMP/k"
+cp -r "${MGSIM_KERNEL_DIR:-$SRC/build/kernels}" "$TMP/k"
 python3 - "$TMP/k/vecadd.hsaco" <<'PY' || fail "cannot patch vecadd"
 import importlib.util, os, struct, sys
 spec = importlib.util.spec_from_file_location(
