@@ -26,10 +26,12 @@ import os
 import random
 import shutil
 import struct
-import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import campaign  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # workload -> its code object under the kernel directory
@@ -91,21 +93,6 @@ def mutate(data, rng):
     return bytes(b), rng_bits
 
 
-def judge(rc, err):
-    lines = [l for l in err.splitlines() if l.strip()]
-    if "Sanitizer" in err or "runtime error:" in err:
-        return "sanitizer report"
-    if rc == 124:
-        return "past the time limit"
-    if rc in (0, 1):
-        return None
-    if rc not in (2, 3):
-        return f"exit {rc}"
-    if len(lines) != 1 or not lines[0].startswith("mgsim: error: "):
-        return "not exactly one error line"
-    return None
-
-
 def run_one(args, seed, names):
     rng = random.Random(seed)
     wl = rng.choice(names)
@@ -121,46 +108,21 @@ def run_one(args, seed, names):
         for mode in ("emu", "timing"):
             cmd = [args.mgsim, "run", wl, "--size", "small", "--mode", mode,
                    "--quiet", "--db", os.path.join(tmp, mode + ".db")] + BOUNDS
-            try:
-                p = subprocess.run(cmd, capture_output=True, text=True,
-                                   errors="replace", env=env,
-                                   timeout=args.timeout)
-                rc, err = p.returncode, p.stderr
-            except subprocess.TimeoutExpired:
-                rc, err = 124, ""
-            first = err.strip().splitlines()[0] if err.strip() else ""
-            results.append((mode, rc, judge(rc, err), first))
+            rc, err = campaign.run(cmd, args.timeout, env)
+            first = campaign.first_line(err)
+            results.append((mode, rc, campaign.judge(rc, err, (0, 1)), first))
     return seed, wl, nbits, results
-
-
-def parse_seeds(text):
-    out = []
-    for part in text.split(","):
-        if "-" in part:
-            a, b = part.split("-")
-            out += range(int(a), int(b) + 1)
-        elif part:
-            out.append(int(part))
-    return out
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--mgsim", default=os.environ.get("MGSIM",
-                                                      "build/san/mgsim"))
+    campaign.add_common_args(ap, "1-6")
     ap.add_argument("--kdir", default=os.environ.get(
         "MGSIM_KERNEL_DIR", os.path.join(ROOT, "build", "kernels")))
-    ap.add_argument("--seeds", default="1-6")
-    ap.add_argument("--long", type=int, default=0)
-    ap.add_argument("--first", type=int, default=1000)
-    ap.add_argument("--timeout", type=float, default=300)
-    ap.add_argument("-j", "--jobs", type=int, default=1)
-    ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     names = sorted(w for w, co in WORKLOADS.items() if co and os.path.exists(
         os.path.join(args.kdir, co + ".hsaco")))
-    seeds = (list(range(args.first, args.first + args.long)) if args.long
-             else parse_seeds(args.seeds))
+    seeds = campaign.seeds_of(args)
     counts, findings, runs = {}, 0, 0
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for seed, wl, nbits, results in pool.map(

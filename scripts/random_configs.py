@@ -35,10 +35,12 @@ import os
 import random
 import re
 import sqlite3
-import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import campaign  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KEYS_DEF = os.path.join(ROOT, "src", "config", "keys.def")
@@ -138,75 +140,39 @@ def run_one(args, seed, keys):
                "--quiet", "--db", db]
         for s in sets:
             cmd += ["--set", s]
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True,
-                               timeout=args.timeout,
-                               errors="replace")
-            rc, err = p.returncode, p.stderr
-        except subprocess.TimeoutExpired as e:
-            rc = 124
-            err = (e.stderr or b"").decode("utf-8", "replace") \
-                if isinstance(e.stderr, bytes) else (e.stderr or "")
+        rc, err = campaign.run(cmd, args.timeout)
         problem = judge(rc, err, db)
     shown = " ".join(a if " " not in a else repr(a) for a in cmd)
-    first = err.strip().splitlines()[0] if err.strip() else ""
-    return seed, rc, problem, shown, first
+    return seed, rc, problem, shown, campaign.first_line(err)
 
 
 def judge(rc, err, db):
-    lines = [l for l in err.splitlines() if l.strip()]
-    if "Sanitizer" in err or "runtime error:" in err:
-        return "sanitizer report"
-    if rc == 124:
-        return "past the time limit"
-    if rc == 0:
-        return "stderr not empty" if lines else None
-    if rc not in (2, 3):
-        return f"exit {rc}"
-    if len(lines) != 1 or not lines[0].startswith("mgsim: error: "):
-        return "not exactly one error line"
-    if rc == 3:
-        try:
-            row = sqlite3.connect(db).execute(
-                "select exit_code from runs order by id desc limit 1"
-            ).fetchone()
-        except sqlite3.Error:
-            row = None
-        if not row or row[0] != 3:
-            return "simulation error not recorded in the database"
+    problem = campaign.judge(rc, err, (0,))
+    if problem:
+        return problem
+    if rc == 0 and err.strip():
+        return "stderr not empty"
+    if rc != 3:
+        return None
+    try:
+        row = sqlite3.connect(db).execute(
+            "select exit_code from runs order by id desc limit 1").fetchone()
+    except sqlite3.Error:
+        row = None
+    if not row or row[0] != 3:
+        return "simulation error not recorded in the database"
     return None
-
-
-def parse_seeds(text):
-    out = []
-    for part in text.split(","):
-        if "-" in part:
-            a, b = part.split("-")
-            out += range(int(a), int(b) + 1)
-        elif part:
-            out.append(int(part))
-    return out
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--mgsim", default=os.environ.get("MGSIM",
-                                                      "build/san/mgsim"))
-    ap.add_argument("--seeds", default="1-8",
-                    help="fixed seed list (the default suite's)")
-    ap.add_argument("--long", type=int, default=0,
-                    help="deep run: this many configurations from --first")
-    ap.add_argument("--first", type=int, default=1000)
-    ap.add_argument("--timeout", type=float, default=300)
-    ap.add_argument("-j", "--jobs", type=int, default=1)
+    campaign.add_common_args(ap, "1-8")
     ap.add_argument("--pin", action="append", default=[],
                     metavar="KEY=VALUE",
                     help="keep a key at this value (not drawn); repeatable")
-    ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     keys = load_keys()
-    seeds = (list(range(args.first, args.first + args.long)) if args.long
-             else parse_seeds(args.seeds))
+    seeds = campaign.seeds_of(args)
     counts, findings = {}, []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for seed, rc, problem, cmd, first in pool.map(

@@ -224,10 +224,13 @@ int wl_rows_exchange(wl_ctx *c, const wl_rows *r)
 static int pack_args(const mgs_kernel *k, uint8_t *buf, size_t cap,
                      size_t *size, const char *fmt, va_list ap)
 {
+    /* A mismatch is a code object that does not belong to this host
+    ** program (a wrong or corrupt file): bad input, exit 2. */
     int nargs = mgs_kernel_arg_count(k);
     if ((int)strlen(fmt) > nargs)
-        return mgs_error_set(MGS_EINTERNAL, "kernel takes %d explicit "
-                             "arguments, host passes %zu", nargs,
+        return mgs_error_set(MGS_EFORMAT, "kernel %s takes %d explicit "
+                             "arguments in its code object, the host "
+                             "passes %zu", mgs_kernel_name(k), nargs,
                              strlen(fmt));
     size_t end = 0;
     memset(buf, 0, cap);
@@ -238,9 +241,10 @@ static int pack_args(const mgs_kernel *k, uint8_t *buf, size_t cap,
             return rc;
         size_t want = fmt[i] == 'p' ? 8 : 4;
         if (sz != want || off + sz > cap)
-            return mgs_error_set(MGS_EINTERNAL, "kernel argument %d is %u "
-                                 "bytes at %u, host passes %zu ('%c')", i,
-                                 sz, off, want, fmt[i]);
+            return mgs_error_set(MGS_EFORMAT, "kernel %s argument %d is "
+                                 "%u bytes at %u in its code object, the "
+                                 "host passes %zu ('%c')", mgs_kernel_name(k),
+                                 i, sz, off, want, fmt[i]);
         switch (fmt[i]) {
         case 'p': {
             uint64_t v = va_arg(ap, mgs_dptr);

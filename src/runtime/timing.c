@@ -360,7 +360,13 @@ static void prepare_sync(mgs_timing *t, uint32_t i, const coh_sync *s)
 ** stop request) so that teardown expects messages still in flight. */
 static int tm_run(mgs_timing *t)
 {
+    mgs_error_clear();
     int rc = eng_run(t->eng);
+    /* A component that stops the engine (a network routing failure)
+    ** records its error first: that error, not the unanswered work it
+    ** leaves behind, is the run's. */
+    if (rc == MGS_OK && eng_stop_requested(t->eng) && mgs_error_code())
+        rc = mgs_error_code();
     if (rc || eng_stop_requested(t->eng))
         t->stopped = true;
     return rc;

@@ -5,7 +5,7 @@
 #   scripts/mutate_kernels.py --long 1000 -j 2
 . "$(dirname "$0")/lib_cli.bash"
 python3 "$(dirname "$0")/../../scripts/mutate_kernels.py" --mgsim "$MGSIM" \
-    --seeds "${MUTATE_KERNEL_SEEDS:-1,5,6,9,12}" --timeout 600 -v \
+    --seeds "${MUTATE_KERNEL_SEEDS:-1-20,45}" --timeout 600 -v \
     >"$OUT" 2>"$ERR"
 rc=$?
 cat "$OUT"

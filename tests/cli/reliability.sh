@@ -4,6 +4,7 @@
 # recorded with its exit code; the first error of a failing launch wins.
 . "$(dirname "$0")/lib_cli.bash"
 R=(--mode timing --size small --quiet)
+SRC=$(cd "$(dirname "$0")/../.." && pwd); export SRC
 
 # Recorded exit code of the last run in database $1.
 db_exit() {
@@ -16,8 +17,8 @@ db_exit() {
 expect_exit 0 "$MGSIM" run mm "${R[@]}" --gpus 8 --platform shared --db "$TMP/a.db"
 [ "$(db_exit "$TMP/a.db")" = 0 ] || fail "shared 8-GPU run not recorded"
 expect_exit 0 "$MGSIM" run atax "${R[@]}" --gpus 8 --set platform.pcie_version=6 --db "$TMP/a.db"
-expect_exit 0 "$MGSIM" run mm "${R[@]}" --gpus 2 --set gpu.freq=100MHz --db "$TMP/a.db"
-expect_exit 0 "$MGSIM" run mm "${R[@]}" --gpus 2 --set platform.host_latency=0 --db "$TMP/a.db"
+expect_exit 0 "$MGSIM" run mm "${R[@]}" --gpus 8 --set gpu.freq=100MHz --db "$TMP/a.db"
+expect_exit 0 "$MGSIM" run atax "${R[@]}" --gpus 8 --set platform.host_latency=0 --db "$TMP/a.db"
 
 # Defect 4: sim.max_events stops the run (exit 3, one line naming what was
 # busy), the run is recorded, teardown with messages in flight is clean.
@@ -26,6 +27,31 @@ expect_one_error_line
 expect_in "$ERR" "sim.max_events: stopped after 20000 events"
 expect_in "$ERR" "still busy: GPU[0]"
 [ "$(db_exit "$TMP/b.db")" = 3 ] || fail "stopped run not recorded with exit 3"
+
+# Defect 4: a kernel that spins forever (s_branch -1 as its first
+# instruction) is stopped by the watchdog in timing mode and by the wave
+# budget in emu mode; both runs are recorded with exit 3.
+cp -r "${MGSIM_KERNEL_DIR:-$SRC/build/kernels}" "$TMP/k"
+python3 - "$TMP/k/vecadd.hsaco" <<'PY' || fail "cannot patch vecadd"
+import importlib.util, os, struct, sys
+spec = importlib.util.spec_from_file_location(
+    "m", os.path.join(os.environ["SRC"], "scripts", "mutate_kernels.py"))
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+b = bytearray(open(sys.argv[1], "rb").read())
+off, _ = m.code_range(bytes(b))
+b[off:off + 4] = struct.pack("<I", 0xbf82ffff)
+open(sys.argv[1], "wb").write(b)
+PY
+MGSIM_KERNEL_DIR="$TMP/k" expect_exit 3 "$MGSIM" run vecadd "${R[@]}" \
+    --set sim.watchdog=20us --db "$TMP/w.db"
+expect_one_error_line
+expect_in "$ERR" "livelock (sim.watchdog = 20000000 ps)"
+expect_in "$ERR" "still busy: GPU[0].CP"
+[ "$(db_exit "$TMP/w.db")" = 3 ] || fail "watchdog stop not recorded"
+MGSIM_KERNEL_DIR="$TMP/k" expect_exit 3 "$MGSIM" run vecadd --size small \
+    --quiet --set sim.max_wave_insts=100000 --db "$TMP/w.db"
+expect_in "$ERR" "no progress after 100000 instructions"
 
 # Defect 6: the first error wins and keeps its code (was "free of ...: not
 # the start of a live allocation" from the cleanup).

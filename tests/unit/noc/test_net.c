@@ -309,6 +309,10 @@ static void test_backpressure_tiny_buffers(void **state)
     for (uint32_t i = 0; i < r->nrecv; i++) {
         int s = (int)(r->recv_id[i] / 1000);
         assert_int_equal(r->recv_id[i], next[s]++);
+        /* The real sender, also for messages whose delivery the slow
+        ** receiver refused first (was: the endpoint, so replies went
+        ** astray: issue 17 defect 1). */
+        assert_ptr_equal(r->recv_src[i], &w.ag[s]->port);
         if (i)
             assert_true(r->recv_at[i] - r->recv_at[i - 1] >= 1000000);
     }
