@@ -47,6 +47,7 @@ static void usage(FILE *f)
         "  --timeout S          seconds per point\n"
         "  --force              rerun finished points (--retry-failed: failed ones)\n"
         "  --dry-run            list the points and their footprints; run nothing\n"
+        "  --report-only        write the outputs from the points finished so far\n"
         "  --quiet              no progress line\n"
         "  --list               list the studies\n"
         "  -h, --help           this text\n\n"
@@ -408,7 +409,8 @@ static int write_report(const char *path, const study *st,
     if (strcmp(st->normalise, "none"))
         fprintf(f, ", %s relative to `%s=%s`", st->normalise,
                 st->baseline_axis, st->baseline_value);
-    fprintf(f, "; %zu points, %zu failed.\n\n", sp->npoints, failed);
+    fprintf(f, "; %zu points, %zu failed or not run (- in the tables).\n\n",
+            sp->npoints, failed);
     fprintf(f, "![%s](%s)\n\n## Results\n\n| %s |", st->title, png_name,
             st->x_axis);
     for (size_t g = 0; g < t->ng; g++)
@@ -425,7 +427,7 @@ static int write_report(const char *path, const study *st,
             if (isfinite(v))
                 fprintf(f, " %.3f |", v);
             else
-                fputs(" failed |", f);
+                fputs(" - |", f);
         }
         fputc('\n', f);
     }
@@ -464,7 +466,7 @@ static int write_report(const char *path, const study *st,
 typedef struct study_opts {
     const char *name, *size, *out;
     sweep_run_opts run;
-    bool list, dry_run, quiet;
+    bool list, dry_run, quiet, report_only;
 } study_opts;
 
 static int parse(study_opts *o, int argc, char **argv, bool *help)
@@ -486,6 +488,8 @@ static int parse(study_opts *o, int argc, char **argv, bool *help)
             o->list = true;
         else if (!strcmp(argv[i], "--dry-run"))
             o->dry_run = true;
+        else if (!strcmp(argv[i], "--report-only"))
+            o->report_only = true;
         else if (cli_is_help(argv[i])) {
             *help = true;
             return MGS_EXIT_OK;
@@ -567,7 +571,10 @@ int cmd_study(int argc, char **argv)
     }
     o.run.dir = dir;
     sweep_outcome res;
-    if ((rc = sweep_run(&sp, &o.run, &res)) != MGS_OK) {
+    /* --report-only: the outputs from the points finished so far (a
+    ** sweep still running, or a Slurm array that has not ended). */
+    if (o.report_only ? (rc = sweep_merge(&sp, dir, &res)) != MGS_OK
+                      : (rc = sweep_run(&sp, &o.run, &res)) != MGS_OK) {
         exit_code = cli_fail(rc);
         goto out;
     }
@@ -591,8 +598,9 @@ int cmd_study(int argc, char **argv)
         goto out;
     }
     printf("mgsim study %s (size %s): %zu points: %zu run, %zu reused, %zu "
-           "failed\n  report   %s\n  figure   %s\n  points   %s\n", st.name,
-           size, sp.npoints, res.ran, res.reused, res.failed, rep, png, csv);
+           "failed, %zu missing\n  report   %s\n  figure   %s\n  points   %s\n",
+           st.name, size, sp.npoints, res.ran, res.reused, res.failed,
+           res.missing, rep, png, csv);
     exit_code = res.failed || res.missing ? MGS_EXIT_VERIFY : MGS_EXIT_OK;
     if (exit_code != MGS_EXIT_OK) {
         printf("failed points:\n");

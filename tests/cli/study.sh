@@ -45,7 +45,7 @@ note = They are not.
 INI
 O=$TMP/out
 expect_exit 0 "$MGSIM" study tiny --size small --out "$O" -j 2
-expect_in "$OUT" "6 points: 6 run, 0 reused, 0 failed"
+expect_in "$OUT" "6 points: 6 run, 0 reused, 0 failed, 0 missing"
 for f in tiny.csv tiny-figure.csv tiny.png report.md sweep.db; do
     [ -s "$O/$f" ] || fail "$f written"
 done
@@ -84,6 +84,14 @@ rm "$O/report.md"
 expect_exit 0 "$MGSIM" study tiny --size small --out "$O"
 expect_in "$OUT" "0 run, 6 reused"
 [ -s "$O/report.md" ] || fail "report rewritten"
+
+# --report-only: outputs from the finished points; missing ones are "-".
+rm "$O"/points/$(sqlite3 "$O/sweep.db" "SELECT hash FROM sweep_points WHERE idx = 1").db
+expect_exit 1 "$MGSIM" study tiny --size small --out "$O" --report-only
+expect_in "$OUT" "0 run, 5 reused, 0 failed, 1 missing"
+expect_in "$O/report.md" "6 points, 1 failed or not run"
+expect_in "$O/report.md" "| fir | - |"
+expect_in "$O/report.md" "- point 1 (workload=fir variant=two): not run"
 
 # --size study checks footprints against min_footprint before running.
 expect_exit 2 "$MGSIM" study tiny --out "$O"
