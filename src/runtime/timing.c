@@ -496,8 +496,10 @@ int mgs_timing_sync(mgs_timing *t, mgs_timing_result *res)
     ** their own release (remote writes to a GPU that did not run, or whose
     ** CP released before another GPU's last remote write), as the protocol
     ** says (timing.h). */
+    /* After a failed launch nothing more is simulated: its error stays
+    ** the run's (the first error wins). */
     bool any = false;
-    for (uint32_t i = 0; i < t->nmodels && t->nmodels > 1; i++) {
+    for (uint32_t i = 0; i < t->nmodels && t->nmodels > 1 && !status; i++) {
         if (target[i] && ntargets == 1)
             continue;
         coh_sync s;
@@ -574,7 +576,16 @@ static int run_maintenance(mgs_timing *t, coh_sync *s)
     if (!any)
         return MGS_OK;
     t->maintenance++;
-    return run_posted(t, which);
+    /* Maintenance also runs in cleanup after a failure (frees): an error
+    ** already recorded stays the run's error (the first error wins). */
+    int prev = mgs_error_code();
+    char saved[1024] = "";
+    if (prev)
+        snprintf(saved, sizeof saved, "%s", mgs_error_msg());
+    int rc = run_posted(t, which);
+    if (rc == MGS_OK && prev)
+        mgs_error_set(prev, "%s", saved);
+    return rc;
 }
 
 static int apply_pending(mgs_timing *t)
