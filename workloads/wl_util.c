@@ -74,6 +74,11 @@ void wl_split(const wl_ctx *c, int64_t n, int64_t align, int p,
     *count = e - b;
 }
 
+int wl_sync(wl_ctx *c)
+{
+    return c->multi ? mgs_synchronize(c->rt) : MGS_OK;
+}
+
 int wl_alloc(wl_ctx *c, int gpu, size_t bytes, mgs_dptr *out)
 {
     if (c->nbufs == WL_MAX_BUFS)

@@ -73,6 +73,14 @@ int wl_shared_gpu(const wl_ctx *c);
 void wl_split(const wl_ctx *c, int64_t n, int64_t align, int p,
               int64_t *begin, int64_t *count);
 
+/* Host synchronisation between dependent steps, where HIP requires one
+** (hipDeviceSynchronize on every device): before a launch that reads, or
+** overwrites, what a launch on another GPU wrote or read. Launches on one
+** GPU run in order (one stream per device), launches on different GPUs
+** overlap (platform.concurrent_launches), so only a multi-GPU run needs
+** it; on one GPU it does nothing. */
+int wl_sync(wl_ctx *c);
+
 int wl_alloc(wl_ctx *c, int gpu, size_t bytes, mgs_dptr *out);
 /* wl_alloc + copy host data in. */
 int wl_upload(wl_ctx *c, int gpu, const void *host, size_t bytes,

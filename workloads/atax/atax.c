@@ -49,6 +49,7 @@ static int atax_run(mgs_rt *rt, const wl_args *a)
                         "pppuu", da + (mgs_dptr)(b * n) * 4, dx,
                         dt + (mgs_dptr)b * 4, (uint32_t)cnt, (uint32_t)n);
     }
+    if (!rc) rc = wl_sync(&c); /* atax_aty reads every band of tmp */
     for (int p = 0; !rc && p < c.parts; p++)
         rc = wl_launch1(&c, k2, wl_part_gpu(&c, p), (uint64_t)dy.count[p],
                         64, "pppuuuu", da, dt, wl_rows_own(&dy, p),

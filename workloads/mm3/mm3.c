@@ -54,6 +54,7 @@ static int mm3_run(mgs_rt *rt, const wl_args *a)
                                 1.0f, 0.0f);
     if (!rc) rc = wl_gemm_parts(&c, k, dc.count, dc.d, dd, fpart, n, n,
                                 1.0f, 0.0f);
+    if (!rc) rc = wl_sync(&c); /* G = E * F reads every band of F */
     if (!rc) rc = wl_gemm_parts(&c, k, de.count, de.d, df, dg.d, n, n,
                                 1.0f, 0.0f);
     if (!rc) rc = wl_rows_download(&c, &dg, got);

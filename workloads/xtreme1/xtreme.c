@@ -136,6 +136,9 @@ int xtreme_run(mgs_rt *rt, const wl_args *a, int variant)
     } else if (!rc) {
         rc = xt_all(&x, VC, VA, VB, 1);
         ref_add(h[VC], h[VA], h[VB], 0, x.n);
+        /* step (2) reads a slice of C that another launch wrote (xtreme3:
+        ** on another GPU), and step (4) reads what step (2) wrote */
+        if (!rc) rc = wl_sync(&x.c);
         for (int g = 0; !rc && g < x.gpus; g++) {
             int64_t t = xt_target(&x, variant, g);
             rc = xt_one(&x, g, t, reps);
@@ -143,6 +146,7 @@ int xtreme_run(mgs_rt *rt, const wl_args *a, int variant)
             ref_add(h[VA], h[VC], h[VB], lo < x.n ? lo : x.n,
                     hi < x.n ? hi : x.n);
         }
+        if (!rc) rc = wl_sync(&x.c);
         if (!rc) rc = xt_all(&x, VC, VA, VB, 1);
         ref_add(h[VC], h[VA], h[VB], 0, x.n);
     }
