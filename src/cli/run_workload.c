@@ -109,9 +109,7 @@ int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
         return rc;
     args.seed = cfg->sim_seed;
     args.num_gpus = cfg->platform_gpus;
-    /* unified and monolithic present one device: one launch spans it all */
-    args.gpu_all = !strcmp(cfg->platform_type, "unified") ||
-                   !strcmp(cfg->platform_type, "monolithic");
+    args.gpu_all = wl_platform_gpu_all(cfg->platform_type);
     args.verbose = o->verbose;
 
     mgs_rt_options ro;
