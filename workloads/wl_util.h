@@ -80,6 +80,9 @@ void wl_split(const wl_ctx *c, int64_t n, int64_t align, int p,
 ** overlap (platform.concurrent_launches), so only a multi-GPU run needs
 ** it; on one GPU it does nothing. */
 int wl_sync(wl_ctx *c);
+/* Test hook: while on, wl_sync does nothing (tests show that gd and lu then
+** fail verification when launches on different GPUs overlap). */
+void wl_inject_skip_sync(int on);
 
 int wl_alloc(wl_ctx *c, int gpu, size_t bytes, mgs_dptr *out);
 /* wl_alloc + copy host data in. */
