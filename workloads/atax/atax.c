@@ -5,8 +5,8 @@
 ** Two kernels: atax_ax (tmp = A x, one work-item per row) and atax_aty
 ** (y = A^T tmp, one work-item per column).
 ** Placement: gather. A, x and tmp are read across partitions (atax_aty
-** reads every row of A and all of tmp), so they are spread page by page
-** over all GPUs (MGS_GPU_ALL); each GPU computes its band of rows of tmp
+** reads every row of A and all of tmp), so they are spread over
+** all GPUs (MGS_GPU_ALL); each GPU computes its band of rows of tmp
 ** and then its band of columns of y, which it stores locally.
 ** Verification: relative tolerance 1e-4 (+1e-5 absolute); inputs in [0, 1).
 */

@@ -4,8 +4,8 @@
 **
 ** The host runs the full sorting network: for k = 2, 4, ..., n and
 ** j = k/2, ..., 1 one launch of bitonic_step (log2(n)(log2(n)+1)/2 launches).
-** Placement: irregular. The key array is one buffer spread page by page
-** over all GPUs (MGS_GPU_ALL); on a discrete platform each step is split
+** Placement: irregular. The key array is one buffer spread over
+** all GPUs (MGS_GPU_ALL); on a discrete platform each step is split
 ** into one launch per GPU over a contiguous range of indices, and a
 ** work-item's partner i ^ j may live on any GPU.
 ** Verification: bit-exact against qsort of the same keys.

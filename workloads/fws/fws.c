@@ -3,8 +3,8 @@
 ** the AMD APP SDK (seed 000 Table 3: 32 MB = two n x n uint32 matrices).
 **
 ** The host launches fws_step once per intermediate vertex k (n launches).
-** Placement: the distance and next-hop matrices are spread page by page
-** over all GPUs (MGS_GPU_ALL); on a discrete platform each step is split
+** Placement: the distance and next-hop matrices are spread over
+** all GPUs (MGS_GPU_ALL); on a discrete platform each step is split
 ** into one launch per GPU over a contiguous band of rows. Every band reads
 ** row k, which lives wherever its pages are: a gather that moves with k.
 ** Inputs: a random directed graph; each edge is present with probability

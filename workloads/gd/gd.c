@@ -16,9 +16,9 @@
 ** one synchronisation per iteration.
 ** Placement: gather. X, y and r are split by samples, one band per GPU on
 ** that GPU; w is replicated per GPU; G (2 x parts x d) is spread over all
-** GPUs. On unified and shared (one launch over all GPUs) there is one
-** part: X, y, r and G are spread over the GPUs, each GPU reads the rows
-** of X of its work-groups wherever they live.
+** GPUs. On unified, shared and monolithic (one launch over all GPUs)
+** there is one part: X, y, r and G are spread over the GPUs, each GPU
+** reads the rows of X of its work-groups wherever they live.
 ** Inputs: X in [0, 1), y = X w_true + noise, w starts at 0.
 ** Verification: the final weights of every GPU's copy, relative tolerance
 ** 1e-4 (+1e-5 absolute); the reference sums in the same order per part.

@@ -7,8 +7,8 @@
 ** Placement: irregular. The matrix is spread over all GPUs (MGS_GPU_ALL);
 ** each GPU owns a fixed band of rows and updates the part of its band below
 ** row k, reading row k wherever it lives. As k grows the active rows shrink
-** towards the last GPU. On unified and shared both kernels are single
-** launches over all GPUs.
+** towards the last GPU. On unified, shared and monolithic both kernels
+** are single launches over all GPUs.
 ** Synchronisation (HIP: one stream per GPU): lu_scale of row k runs on the
 ** GPU whose band holds row k, in order after that GPU's update of step
 ** k - 1 (which wrote row k); the host then synchronises every GPU before

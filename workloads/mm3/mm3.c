@@ -3,8 +3,8 @@
 ** (seed 001 Table 3: 64 MB = 7 matrices, n = 1536). Uses the gemm kernel.
 **
 ** Placement: gather. A, C, E and G are split into bands of rows, one per
-** GPU, on that GPU. B and D are read by every GPU and spread page by page
-** over all GPUs; F is written band by band by the GPUs and then read whole
+** GPU, on that GPU. B and D are read by every GPU and spread over
+** all GPUs; F is written band by band by the GPUs and then read whole
 ** by every GPU, so it is spread over all GPUs too (MGS_GPU_ALL).
 ** Verification: relative tolerance 1e-4 (+1e-5 absolute); inputs in [0, 1).
 */

@@ -6,8 +6,9 @@
 ** Placement: partitioned. On a discrete multi-GPU platform each GPU gets a
 ** contiguous slice of a, b and c in its own memory and its own launch; the
 ** host copies every slice in, launches on every GPU, then copies every
-** slice out, so the GPUs' kernels overlap. On unified and shared one
-** launch spans all GPUs over buffers spread by platform.placement.
+** slice out, so the GPUs' kernels overlap. On unified, shared and
+** monolithic one launch spans all GPUs over buffers spread by
+** platform.placement.
 ** Inputs: wl_fill_float (splitmix64 keyed by seed) in [-1, 1).
 ** Verification: bit-exact (one IEEE fp32 addition is correctly rounded).
 */

@@ -18,9 +18,10 @@
 **
 ** Placement: on a discrete platform each GPU's slices of A, B, C are stored
 ** on that GPU and each step launches once per GPU over its slices; step (2)
-** of xtreme3 writes to the next GPU's memory. On the unified platform the
-** vectors are spread over all GPUs and steps (1), (3), (4) are single
-** launches over all GPUs (MGS_GPU_ALL).
+** of xtreme3 writes to the next GPU's memory. On unified, shared and
+** monolithic the vectors are spread over all GPUs and steps (1), (3), (4)
+** are single launches over all GPUs (MGS_GPU_ALL); step (2) still runs on
+** GPU g. The host synchronises every GPU before and after step (2).
 ** Verification: bit-exact (each element is one IEEE add per step, computed
 ** the same way by the C reference).
 */
