@@ -5,8 +5,9 @@
 # 4 R9 Nano GPUs, with launches on different GPUs overlapping
 # (platform.concurrent_launches=true).
 #
-# MGSIM_MATRIX=full (`make test-matrix`) runs every combination: 24 runs
-# per workload. The default (the test suite) covers the same cases without
+# MGSIM_MATRIX=full (`make test-matrix`) runs every combination (24 runs
+# per workload) and the in-place platforms (unified, shared) with 2 and 4
+# GPUs again with platform.placement=contiguous. The default (the test suite) covers the same cases without
 # the runs that are identical by construction: with one GPU every platform
 # type builds the same lone GPU and the host code is the same, so 1 GPU
 # runs once per mode; in emu mode the platform type only selects the host
@@ -78,6 +79,11 @@ for w in $names; do
                 for n in 1 2 4; do
                     run "$w" "$mode" "$p" "$n"
                 done
+            done
+        done
+        for p in unified shared; do   # MGPUSim's contiguous chunks
+            for n in 2 4; do
+                run "$w" timing "$p" "$n" --set platform.placement=contiguous
             done
         done
         continue
