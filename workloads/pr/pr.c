@@ -82,7 +82,9 @@ static int pr_run(mgs_rt *rt, const wl_args *a)
                             drank[cur ^ 1], (uint32_t)first[p],
                             (uint32_t)count[p], (double)base,
                             (double)PR_DAMPING);
-        if (!rc) rc = wl_sync(&c); /* pr_contrib reads every rank */
+        /* the next pr_contrib overwrites shares that other GPUs' pr_pull
+        ** may still be reading */
+        if (!rc) rc = wl_sync(&c);
         cur ^= 1;
     }
     if (!rc) rc = wl_download(&c, got, drank[cur], vb);
