@@ -2,6 +2,7 @@
 #
 #   make            optimised build into build/ (library, CLI, kernels)
 #   make test       builds with ASan+UBSan into build/san and runs every test
+#   make test-matrix  the full workload x platform x GPUs x mode matrix
 #   make bench      optimised build, then runs every benchmark under bench/
 #   make BUILD=dir  use another build directory (parallel work trees)
 #
@@ -81,7 +82,7 @@ HIPLIB_A := $(BUILD)/libmgsim-hip.a
 HIPLIB_SO := $(BUILD)/libmgsim-hip.so
 HIPLIBS := $(if $(HIP_SRCS),$(HIPLIB_A) $(HIPLIB_SO))
 
-.PHONY: all test bench clean kernels demo
+.PHONY: all test test-matrix bench clean kernels demo
 all: $(CLI) $(HIPLIBS) kernels
 
 kernels: $(KERNELS)
@@ -149,6 +150,13 @@ test:
 	MGSIM_KERNEL_DIR=$(abspath $(KDIR)) scripts/run_tests.sh $(TEST_BUILD) $(T)
 
 test-bins: $(CLI) $(HIPLIBS) $(TEST_BINS)
+
+# The full verification matrix: every workload x platform type x 1, 2, 4
+# GPUs x emu/timing (tests/cli/platform_matrix.sh; the suite runs it
+# without the duplicate runs), optimised build.
+test-matrix: all
+	MGSIM=$(abspath $(CLI)) MGSIM_MATRIX=full \
+	  MGSIM_KERNEL_DIR=$(abspath $(KDIR)) bash tests/cli/platform_matrix.sh
 
 bench: $(CLI) $(BENCH_BINS) kernels
 	scripts/run_bench.sh $(BUILD)

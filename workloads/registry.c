@@ -34,6 +34,12 @@ const mgs_workload *wl_find(const char *name)
     return NULL;
 }
 
+int wl_platform_gpu_all(const char *type)
+{
+    return type && (!strcmp(type, "unified") || !strcmp(type, "monolithic") ||
+                    !strcmp(type, "shared"));
+}
+
 const char *wl_kernel_path(const char *file, char *buf, size_t n)
 {
     const char *dir = getenv("MGSIM_KERNEL_DIR");

@@ -74,6 +74,18 @@ void wl_split(const wl_ctx *c, int64_t n, int64_t align, int p,
     *count = e - b;
 }
 
+static int skip_sync;
+
+void wl_inject_skip_sync(int on)
+{
+    skip_sync = on;
+}
+
+int wl_sync(wl_ctx *c)
+{
+    return c->multi && !skip_sync ? mgs_synchronize(c->rt) : MGS_OK;
+}
+
 int wl_alloc(wl_ctx *c, int gpu, size_t bytes, mgs_dptr *out)
 {
     if (c->nbufs == WL_MAX_BUFS)

@@ -6,9 +6,11 @@
 ** - wl_ctx: one workload run. Loads the code object, owns every device
 **   buffer allocated through it (wl_ctx_close frees them all), and knows how
 **   work is spread over GPUs:
-**     parts == 1 on one GPU, or on the unified platform (gpu_all) where one
-**     launch with MGS_GPU_ALL spans every GPU and data is interleaved page
-**     by page (MGS_GPU_ALL);
+**     parts == 1 on one GPU, or in place (gpu_all: unified, shared and
+**     monolithic, wl_platform_gpu_all) where one launch with MGS_GPU_ALL
+**     spans every GPU and every buffer is spread over the GPUs
+**     (MGS_GPU_ALL, pages placed by platform.placement): no halos, no
+**     copies, neighbours' data read where it lives;
 **     parts == num_gpus on a discrete multi-GPU platform: the host launches
 **     once per GPU on that GPU's slice, and partitioned data lives on the
 **     GPU that owns it.
@@ -53,7 +55,7 @@ typedef struct wl_ctx {
     const wl_args *args;
     mgs_module *mod;
     int parts;             /* launches per kernel step (see header note) */
-    int gpu_all;           /* unified: one launch over MGS_GPU_ALL */
+    int gpu_all;           /* in place: one launch over MGS_GPU_ALL */
     int multi;             /* more than one GPU takes part */
     int nbufs;
     mgs_dptr bufs[WL_MAX_BUFS]; /* owned: freed by wl_ctx_close */
@@ -72,6 +74,17 @@ int wl_shared_gpu(const wl_ctx *c);
 ** (except the last). */
 void wl_split(const wl_ctx *c, int64_t n, int64_t align, int p,
               int64_t *begin, int64_t *count);
+
+/* Host synchronisation between dependent steps, where HIP requires one
+** (hipDeviceSynchronize on every device): before a launch that reads, or
+** overwrites, what a launch on another GPU wrote or read. Launches on one
+** GPU run in order (one stream per device), launches on different GPUs
+** overlap (platform.concurrent_launches), so only a multi-GPU run needs
+** it; on one GPU it does nothing. */
+int wl_sync(wl_ctx *c);
+/* Test hook: while on, wl_sync does nothing (tests show that gd and lu then
+** fail verification when launches on different GPUs overlap). */
+void wl_inject_skip_sync(int on);
 
 int wl_alloc(wl_ctx *c, int gpu, size_t bytes, mgs_dptr *out);
 /* wl_alloc + copy host data in. */

@@ -29,7 +29,8 @@ typedef struct wl_args {
     uint64_t seed;
     int64_t param[WL_MAX_PARAMS]; /* resolved values, same order as params */
     int num_gpus;
-    int gpu_all;           /* nonzero: launch across all GPUs (unified) */
+    int gpu_all;           /* nonzero: one launch across all GPUs
+                              (wl_platform_gpu_all) */
     int verbose;
 } wl_args;
 
@@ -49,6 +50,13 @@ typedef struct mgs_workload {
 size_t wl_count(void);
 const mgs_workload *wl_get(size_t i);
 const mgs_workload *wl_find(const char *name);
+/* Whether the workloads run in place on platform type `type` (wl_args
+** gpu_all): one launch over all GPUs (MGS_GPU_ALL) on buffers spread over
+** them, neighbours read remotely. True for unified and monolithic (one
+** device to the program) and for shared (MGPU-SM: the GPUs share every
+** memory stack, MGPUSim-style in-place multi-GPU runs); false for
+** discrete, where the host launches once per GPU and copies halos. */
+int wl_platform_gpu_all(const char *type);
 /* Full path of a kernel code object: $MGSIM_KERNEL_DIR or the build's dir. */
 const char *wl_kernel_path(const char *file, char *buf, size_t n);
 

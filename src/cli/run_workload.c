@@ -82,9 +82,9 @@ static void run_setup(const cli_workload_opts *o, const mgs_config *cfg,
 {
     args->seed = cfg->sim_seed;
     args->num_gpus = cfg->platform_gpus;
-    /* unified and monolithic present one device: one launch spans it all */
-    args->gpu_all = !strcmp(cfg->platform_type, "unified") ||
-                    !strcmp(cfg->platform_type, "monolithic");
+    /* unified, monolithic and shared run in place: one launch spans every
+    ** GPU (workloads/registry.c, docs/workloads-suite.md) */
+    args->gpu_all = wl_platform_gpu_all(cfg->platform_type);
     args->verbose = o->verbose;
     mgs_rt_options_default(ro);
     ro->mode = !strcmp(cfg->sim_mode, "timing") ? MGS_MODE_TIMING

@@ -154,16 +154,18 @@ static int aes_run(mgs_rt *rt, const wl_args *a)
     if (!rc) rc = wl_rows_alloc(&c, &in, nblocks, 16, 0, 64);
     if (!rc) rc = wl_rows_alloc(&c, &out, nblocks, 16, 0, 64);
     if (!rc) rc = wl_rows_upload(&c, &in, pt);
+    mgs_dptr drk[WL_MAX_PARTS], dsbox[WL_MAX_PARTS];
     for (int p = 0; !rc && p < c.parts; p++) {
-        mgs_dptr drk, dsbox;
-        int gpu = wl_part_gpu(&c, p);
-        rc = wl_upload(&c, gpu, rk, sizeof rk, &drk);
-        if (!rc) rc = wl_upload(&c, gpu, aes_sbox, 256, &dsbox);
-        if (!rc) rc = wl_launch1(&c, k, gpu, (uint64_t)in.count[p], 256,
-                                 "ppppu", wl_rows_own(&in, p),
-                                 wl_rows_own(&out, p), drk, dsbox,
-                                 (uint32_t)in.count[p]);
+        rc = wl_upload(&c, wl_part_gpu(&c, p), rk, sizeof rk, &drk[p]);
+        if (!rc) rc = wl_upload(&c, wl_part_gpu(&c, p), aes_sbox, 256,
+                                &dsbox[p]);
     }
+    /* every copy first, then the launches: the GPUs run together */
+    for (int p = 0; !rc && p < c.parts; p++)
+        rc = wl_launch1(&c, k, wl_part_gpu(&c, p), (uint64_t)in.count[p],
+                        256, "ppppu", wl_rows_own(&in, p),
+                        wl_rows_own(&out, p), drk[p], dsbox[p],
+                        (uint32_t)in.count[p]);
     if (!rc) rc = wl_rows_download(&c, &out, got);
     if (!rc) {
         for (int64_t b = 0; b < nblocks; b++)

@@ -5,8 +5,8 @@
 ** Two kernels: atax_ax (tmp = A x, one work-item per row) and atax_aty
 ** (y = A^T tmp, one work-item per column).
 ** Placement: gather. A, x and tmp are read across partitions (atax_aty
-** reads every row of A and all of tmp), so they are spread page by page
-** over all GPUs (MGS_GPU_ALL); each GPU computes its band of rows of tmp
+** reads every row of A and all of tmp), so they are spread over
+** all GPUs (MGS_GPU_ALL); each GPU computes its band of rows of tmp
 ** and then its band of columns of y, which it stores locally.
 ** Verification: relative tolerance 1e-4 (+1e-5 absolute); inputs in [0, 1).
 */
@@ -49,6 +49,7 @@ static int atax_run(mgs_rt *rt, const wl_args *a)
                         "pppuu", da + (mgs_dptr)(b * n) * 4, dx,
                         dt + (mgs_dptr)b * 4, (uint32_t)cnt, (uint32_t)n);
     }
+    if (!rc) rc = wl_sync(&c); /* atax_aty reads every band of tmp */
     for (int p = 0; !rc && p < c.parts; p++)
         rc = wl_launch1(&c, k2, wl_part_gpu(&c, p), (uint64_t)dy.count[p],
                         64, "pppuuuu", da, dt, wl_rows_own(&dy, p),

@@ -86,14 +86,13 @@ static int bfs_run(mgs_rt *rt, const wl_args *a)
     }
     int levels = 0;
     for (uint32_t cur = 0; !rc && cur < (uint32_t)g.nv; cur++) {
-        for (int p = 0; !rc && p < c.parts; p++) {
+        for (int p = 0; !rc && p < c.parts; p++)
             rc = mgs_memset(rt, dflag[p], 0, 4);
-            if (!rc) rc = wl_launch1(&c, k, wl_part_gpu(&c, p),
-                                     (uint64_t)count[p], 64, "ppppuuu",
-                                     doff[p], dadj[p], dlevel, dflag[p],
-                                     (uint32_t)first[p], (uint32_t)count[p],
-                                     cur);
-        }
+        for (int p = 0; !rc && p < c.parts; p++)
+            rc = wl_launch1(&c, k, wl_part_gpu(&c, p), (uint64_t)count[p],
+                            64, "ppppuuu", doff[p], dadj[p], dlevel,
+                            dflag[p], (uint32_t)first[p],
+                            (uint32_t)count[p], cur);
         uint32_t any = 0;
         for (int p = 0; !rc && p < c.parts; p++) {
             uint32_t f;

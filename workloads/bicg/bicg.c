@@ -5,7 +5,7 @@
 ** Two kernels: bicg_q (one work-item per row) and bicg_s (one work-item per
 ** column, reading every row).
 ** Placement: gather. A, p and r are read across partitions and are spread
-** page by page over all GPUs (MGS_GPU_ALL); each GPU computes a band of q
+** over all GPUs (MGS_GPU_ALL); each GPU computes a band of q
 ** and a band of s and stores both locally.
 ** Verification: relative tolerance 1e-4 (+1e-5 absolute); inputs in [0, 1).
 */

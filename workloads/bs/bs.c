@@ -4,8 +4,8 @@
 **
 ** The host runs the full sorting network: for k = 2, 4, ..., n and
 ** j = k/2, ..., 1 one launch of bitonic_step (log2(n)(log2(n)+1)/2 launches).
-** Placement: irregular. The key array is one buffer spread page by page
-** over all GPUs (MGS_GPU_ALL); on a discrete platform each step is split
+** Placement: irregular. The key array is one buffer spread over
+** all GPUs (MGS_GPU_ALL); on a discrete platform each step is split
 ** into one launch per GPU over a contiguous range of indices, and a
 ** work-item's partner i ^ j may live on any GPU.
 ** Verification: bit-exact against qsort of the same keys.
@@ -49,7 +49,7 @@ static int bs_run(mgs_rt *rt, const wl_args *a)
     if (!rc) rc = wl_kernel(&c, "bitonic_step", &kern);
     if (!rc) rc = wl_upload(&c, wl_shared_gpu(&c), keys, (size_t)n * 4, &d);
     for (int64_t k = 2; !rc && k <= n; k <<= 1)
-        for (int64_t j = k >> 1; !rc && j > 0; j >>= 1)
+        for (int64_t j = k >> 1; !rc && j > 0; j >>= 1) {
             for (int p = 0; !rc && p < c.parts; p++) {
                 int64_t b, cnt;
                 wl_split(&c, n, 256, p, &b, &cnt);
@@ -57,6 +57,9 @@ static int bs_run(mgs_rt *rt, const wl_args *a)
                                 256, "puuuu", d, (uint32_t)j, (uint32_t)k,
                                 (uint32_t)b, (uint32_t)cnt);
             }
+            /* the next step compares keys other GPUs just wrote */
+            if (!rc) rc = wl_sync(&c);
+        }
     if (!rc) rc = wl_download(&c, got, d, (size_t)n * 4);
     if (!rc) {
         qsort(keys, (size_t)n, 4, cmp_u32);

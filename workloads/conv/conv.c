@@ -48,16 +48,14 @@ static int conv_run(mgs_rt *rt, const wl_args *a)
     if (!rc) rc = wl_rows_alloc(&c, &dout, n, (size_t)n * 4, 0, 1);
     if (!rc) rc = wl_rows_upload(&c, &din, img);
     if (!rc) rc = wl_rows_exchange(&c, &din);
-    for (int p = 0; !rc && p < c.parts; p++) {
-        mgs_dptr dm;
-        int gpu = wl_part_gpu(&c, p);
-        rc = wl_upload(&c, gpu, mask, m * m * 4, &dm);
-        if (!rc) rc = wl_launch2(&c, k, gpu, (uint64_t)n,
-                                 (uint64_t)din.count[p], 16, 16, "pppuuu",
-                                 wl_rows_own(&din, p), dm,
-                                 wl_rows_own(&dout, p), (uint32_t)n,
-                                 (uint32_t)din.count[p], (uint32_t)rad);
-    }
+    mgs_dptr dm[WL_MAX_PARTS];
+    for (int p = 0; !rc && p < c.parts; p++)
+        rc = wl_upload(&c, wl_part_gpu(&c, p), mask, m * m * 4, &dm[p]);
+    for (int p = 0; !rc && p < c.parts; p++)
+        rc = wl_launch2(&c, k, wl_part_gpu(&c, p), (uint64_t)n,
+                        (uint64_t)din.count[p], 16, 16, "pppuuu",
+                        wl_rows_own(&din, p), dm[p], wl_rows_own(&dout, p),
+                        (uint32_t)n, (uint32_t)din.count[p], (uint32_t)rad);
     if (!rc) rc = wl_rows_download(&c, &dout, got);
     if (!rc) {
         for (int64_t y = 0; y < n; y++)

@@ -46,15 +46,15 @@ static int fir_run(mgs_rt *rt, const wl_args *a)
     ** them from the neighbour GPU as a real multi-GPU program would. */
     if (!rc) rc = wl_rows_upload(&c, &din, x);
     if (!rc) rc = wl_rows_exchange(&c, &din);
-    for (int p = 0; !rc && p < c.parts; p++) {
-        mgs_dptr dc;
-        int gpu = wl_part_gpu(&c, p);
-        rc = wl_upload(&c, gpu, coef, (size_t)taps * 4, &dc);
-        if (!rc) rc = wl_launch1(&c, k, gpu, (uint64_t)din.count[p], 256,
-                                 "pppuu", wl_rows_own(&din, p), dc,
-                                 wl_rows_own(&dout, p),
-                                 (uint32_t)din.count[p], (uint32_t)taps);
-    }
+    mgs_dptr dc[WL_MAX_PARTS];
+    for (int p = 0; !rc && p < c.parts; p++)
+        rc = wl_upload(&c, wl_part_gpu(&c, p), coef, (size_t)taps * 4,
+                       &dc[p]);
+    for (int p = 0; !rc && p < c.parts; p++)
+        rc = wl_launch1(&c, k, wl_part_gpu(&c, p), (uint64_t)din.count[p],
+                        256, "pppuu", wl_rows_own(&din, p), dc[p],
+                        wl_rows_own(&dout, p), (uint32_t)din.count[p],
+                        (uint32_t)taps);
     if (!rc) rc = wl_rows_download(&c, &dout, got);
     if (!rc) {
         for (int64_t i = 0; i < n; i++) {

@@ -77,26 +77,36 @@ static int fpdiv_run(mgs_rt *rt, const wl_args *a)
     int rc = wl_ctx_open(&c, rt, a, "fpdiv.hsaco");
     if (!rc)
         rc = wl_kernel(&c, "fpdiv", &k);
+    /* Per part: x, y, p, q in; f, quotient, remainder out. All copies in,
+    ** then every launch, then all copies out, so the GPUs overlap. */
+    int64_t b[WL_MAX_PARTS], cnt[WL_MAX_PARTS];
+    mgs_dptr d[WL_MAX_PARTS][7];
     for (int part = 0; !rc && part < c.parts; part++) {
-        int64_t b, cnt;
-        wl_split(&c, n, 256, part, &b, &cnt);
-        if (!cnt)
-            continue;
+        wl_split(&c, n, 256, part, &b[part], &cnt[part]);
         int gpu = wl_part_gpu(&c, part);
-        size_t c8 = (size_t)cnt * 8, c4 = (size_t)cnt * 4;
-        mgs_dptr dx, dy, dp, dq, df, dqo, dro;
-        rc = wl_upload(&c, gpu, x + b, c8, &dx);
-        if (!rc) rc = wl_upload(&c, gpu, y + b, c8, &dy);
-        if (!rc) rc = wl_upload(&c, gpu, p + b, c4, &dp);
-        if (!rc) rc = wl_upload(&c, gpu, q + b, c4, &dq);
-        if (!rc) rc = wl_alloc(&c, gpu, c8, &df);
-        if (!rc) rc = wl_alloc(&c, gpu, c4, &dqo);
-        if (!rc) rc = wl_alloc(&c, gpu, c4, &dro);
-        if (!rc) rc = wl_launch1(&c, k, gpu, (uint64_t)cnt, 256, "pppppppu",
-                                 dx, dy, dp, dq, df, dqo, dro, (uint32_t)cnt);
-        if (!rc) rc = wl_download(&c, gf + b, df, c8);
-        if (!rc) rc = wl_download(&c, gq + b, dqo, c4);
-        if (!rc) rc = wl_download(&c, gr + b, dro, c4);
+        int64_t o = b[part];
+        size_t c8 = (size_t)cnt[part] * 8, c4 = (size_t)cnt[part] * 4;
+        mgs_dptr *dd = d[part];
+        rc = wl_upload(&c, gpu, x + o, c8, &dd[0]);
+        if (!rc) rc = wl_upload(&c, gpu, y + o, c8, &dd[1]);
+        if (!rc) rc = wl_upload(&c, gpu, p + o, c4, &dd[2]);
+        if (!rc) rc = wl_upload(&c, gpu, q + o, c4, &dd[3]);
+        if (!rc) rc = wl_alloc(&c, gpu, c8, &dd[4]);
+        if (!rc) rc = wl_alloc(&c, gpu, c4, &dd[5]);
+        if (!rc) rc = wl_alloc(&c, gpu, c4, &dd[6]);
+    }
+    for (int part = 0; !rc && part < c.parts; part++) {
+        mgs_dptr *dd = d[part];
+        rc = wl_launch1(&c, k, wl_part_gpu(&c, part), (uint64_t)cnt[part],
+                        256, "pppppppu", dd[0], dd[1], dd[2], dd[3], dd[4],
+                        dd[5], dd[6], (uint32_t)cnt[part]);
+    }
+    for (int part = 0; !rc && part < c.parts; part++) {
+        int64_t o = b[part];
+        size_t c8 = (size_t)cnt[part] * 8, c4 = (size_t)cnt[part] * 4;
+        rc = wl_download(&c, gf + o, d[part][4], c8);
+        if (!rc) rc = wl_download(&c, gq + o, d[part][5], c4);
+        if (!rc) rc = wl_download(&c, gr + o, d[part][6], c4);
     }
     if (!rc) rc = wl_check_u32("fpdiv: out_q", gq, wq, un);
     if (!rc) rc = wl_check_u32("fpdiv: out_r", gr, wr, un);

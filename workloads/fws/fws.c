@@ -3,8 +3,8 @@
 ** the AMD APP SDK (seed 000 Table 3: 32 MB = two n x n uint32 matrices).
 **
 ** The host launches fws_step once per intermediate vertex k (n launches).
-** Placement: the distance and next-hop matrices are spread page by page
-** over all GPUs (MGS_GPU_ALL); on a discrete platform each step is split
+** Placement: the distance and next-hop matrices are spread over
+** all GPUs (MGS_GPU_ALL); on a discrete platform each step is split
 ** into one launch per GPU over a contiguous band of rows. Every band reads
 ** row k, which lives wherever its pages are: a gather that moves with k.
 ** Inputs: a random directed graph; each edge is present with probability
@@ -50,7 +50,7 @@ static int fws_run(mgs_rt *rt, const wl_args *a)
     if (!rc) rc = wl_kernel(&c, "fws_step", &k);
     if (!rc) rc = wl_upload(&c, wl_shared_gpu(&c), dist, nn * 4, &dd);
     if (!rc) rc = wl_upload(&c, wl_shared_gpu(&c), next, nn * 4, &dn);
-    for (int64_t v = 0; !rc && v < n; v++)
+    for (int64_t v = 0; !rc && v < n; v++) {
         for (int p = 0; !rc && p < c.parts; p++) {
             int64_t b, cnt;
             wl_split(&c, n, 1, p, &b, &cnt);
@@ -59,6 +59,9 @@ static int fws_run(mgs_rt *rt, const wl_args *a)
                             (uint32_t)n, (uint32_t)v, (uint32_t)b,
                             (uint32_t)cnt);
         }
+        /* step v + 1 reads row v + 1, which one GPU just updated */
+        if (!rc) rc = wl_sync(&c);
+    }
     if (!rc) rc = wl_download(&c, gd, dd, nn * 4);
     if (!rc) rc = wl_download(&c, gn, dn, nn * 4);
     if (!rc) {

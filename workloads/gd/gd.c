@@ -8,8 +8,17 @@
 ** gradient array G); then on every GPU gd_update sums all rows of G (the
 ** gather: each GPU reads the other GPUs' partial gradients) into its own
 ** copy of the weights, w -= step * sum.
+** Synchronisation (HIP: one stream per GPU): the host synchronises every
+** GPU between the partials and the updates, since gd_update reads the
+** rows the other GPUs wrote. G is double-buffered (iteration i writes
+** G[i % 2]), so the next iteration's partials, which may start on one GPU
+** while another still runs its update, never overwrite rows being read:
+** one synchronisation per iteration.
 ** Placement: gather. X, y and r are split by samples, one band per GPU on
-** that GPU; w is replicated per GPU; G (parts x d) is spread over all GPUs.
+** that GPU; w is replicated per GPU; G (2 x parts x d) is spread over all
+** GPUs. On unified, shared and monolithic (one launch over all GPUs)
+** there is one part: X, y, r and G are spread over the GPUs, each GPU
+** reads the rows of X of its work-groups wherever they live.
 ** Inputs: X in [0, 1), y = X w_true + noise, w starts at 0.
 ** Verification: the final weights of every GPU's copy, relative tolerance
 ** 1e-4 (+1e-5 absolute); the reference sums in the same order per part.
@@ -53,7 +62,7 @@ static int gd_run(mgs_rt *rt, const wl_args *a)
     wl_ctx c;
     wl_rows dx, dy, dr;
     mgs_kernel *kr, *kp, *ku;
-    mgs_dptr dg, dw[WL_MAX_PARTS];
+    mgs_dptr dg[2], dw[WL_MAX_PARTS];
     int rc = wl_ctx_open(&c, rt, a, "gd.hsaco");
     if (!rc) rc = wl_kernel(&c, "gd_residual", &kr);
     if (!rc) rc = wl_kernel(&c, "gd_partial", &kp);
@@ -63,11 +72,13 @@ static int gd_run(mgs_rt *rt, const wl_args *a)
     if (!rc) rc = wl_rows_alloc(&c, &dr, m, 4, 0, 64);
     if (!rc) rc = wl_rows_upload(&c, &dx, x);
     if (!rc) rc = wl_rows_upload(&c, &dy, y);
-    if (!rc) rc = wl_upload(&c, wl_shared_gpu(&c), g,
-                            (size_t)(c.parts * d) * 4, &dg);
+    for (int b = 0; !rc && b < 2; b++)
+        rc = wl_upload(&c, wl_shared_gpu(&c), g, (size_t)(c.parts * d) * 4,
+                       &dg[b]);
     for (int p = 0; !rc && p < c.parts; p++)
         rc = wl_upload(&c, wl_part_gpu(&c, p), w, (size_t)d * 4, &dw[p]);
     for (int64_t it = 0; !rc && it < iters; it++) {
+        mgs_dptr gb = dg[it & 1];
         for (int p = 0; !rc && p < c.parts; p++) {
             int gpu = wl_part_gpu(&c, p);
             uint32_t rows = (uint32_t)dx.count[p];
@@ -76,12 +87,13 @@ static int gd_run(mgs_rt *rt, const wl_args *a)
                             wl_rows_own(&dr, p), rows, (uint32_t)d);
             if (!rc) rc = wl_launch1(&c, kp, gpu, (uint64_t)d, 64, "pppuu",
                                      wl_rows_own(&dx, p), wl_rows_own(&dr, p),
-                                     dg + (mgs_dptr)(p * d) * 4, rows,
+                                     gb + (mgs_dptr)(p * d) * 4, rows,
                                      (uint32_t)d);
         }
+        if (!rc) rc = wl_sync(&c); /* the updates read every partial */
         for (int p = 0; !rc && p < c.parts; p++)
             rc = wl_launch1(&c, ku, wl_part_gpu(&c, p), (uint64_t)d, 64,
-                            "ppuuf", dw[p], dg, (uint32_t)c.parts,
+                            "ppuuf", dw[p], gb, (uint32_t)c.parts,
                             (uint32_t)d, (double)step);
     }
     if (!rc) {
@@ -122,7 +134,7 @@ static uint64_t gd_footprint(const wl_args *a)
 {
     int64_t m = a->param[P_SAMPLES], d = a->param[P_FEATURES];
     int parts = a->gpu_all || a->num_gpus < 1 ? 1 : a->num_gpus;
-    return (uint64_t)(m * d + 2 * m + (int64_t)parts * 2 * d) * 4;
+    return (uint64_t)(m * d + 2 * m + (int64_t)parts * 3 * d) * 4;
 }
 
 const mgs_workload wl_gd = {

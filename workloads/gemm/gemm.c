@@ -3,7 +3,7 @@
 ** matrices (seed 001 Table 3: 128 MB, n = 3344).
 **
 ** Placement: gather. A and C are split into bands of rows, one per GPU,
-** stored on that GPU; B is read by every GPU and spread page by page over
+** stored on that GPU; B is read by every GPU and spread over
 ** all GPUs (MGS_GPU_ALL). Each GPU reads local and remote parts of B and
 ** writes only its own band of C.
 ** Verification: relative tolerance 1e-4 (+1e-5 absolute); inputs are in

@@ -62,11 +62,13 @@ static int gemver_run(mgs_rt *rt, const wl_args *a)
                         dv[U2] + off, dv[V2], (uint32_t)n,
                         (uint32_t)dw.count[p]);
     }
+    if (!rc) rc = wl_sync(&c); /* gemver_x reads columns of every band */
     for (int p = 0; !rc && p < c.parts; p++)
         rc = wl_launch1(&c, kx, wl_part_gpu(&c, p), (uint64_t)dw.count[p],
                         64, "ppppuuuf", da, dv[Y], dv[Z], dv[X],
                         (uint32_t)dw.begin[p], (uint32_t)dw.count[p],
                         (uint32_t)n, (double)GEMVER_BETA);
+    if (!rc) rc = wl_sync(&c); /* gemver_w reads all of x */
     for (int p = 0; !rc && p < c.parts; p++)
         rc = wl_launch1(&c, kw, wl_part_gpu(&c, p), (uint64_t)dw.count[p],
                         64, "pppuuf", da + (mgs_dptr)(dw.begin[p] * n) * 4,

@@ -75,15 +75,13 @@ static int km_run(mgs_rt *rt, const wl_args *a)
                                  (uint32_t)dp.count[p], (uint32_t)f);
     }
     for (int64_t it = 0; !rc && it < iters; it++) {
-        for (int p = 0; !rc && p < c.parts; p++) {
+        for (int p = 0; !rc && p < c.parts; p++)
             rc = mgs_memcpy_h2d(rt, dc[p], cent, (size_t)(k * f) * 4);
-            if (!rc) rc = wl_launch1(&c, ka, wl_part_gpu(&c, p),
-                                     (uint64_t)dp.count[p], 64, "pppuuu",
-                                     wl_rows_own(&dt, p), dc[p],
-                                     wl_rows_own(&dm, p),
-                                     (uint32_t)dp.count[p], (uint32_t)f,
-                                     (uint32_t)k);
-        }
+        for (int p = 0; !rc && p < c.parts; p++)
+            rc = wl_launch1(&c, ka, wl_part_gpu(&c, p),
+                            (uint64_t)dp.count[p], 64, "pppuuu",
+                            wl_rows_own(&dt, p), dc[p], wl_rows_own(&dm, p),
+                            (uint32_t)dp.count[p], (uint32_t)f, (uint32_t)k);
         if (!rc) rc = wl_rows_download(&c, &dm, got);
         if (rc)
             break;

@@ -4,10 +4,15 @@
 **
 ** For each k: lu_scale divides row k right of the diagonal by the pivot,
 ** then lu_update applies the rank-1 update to the rows below (2n launches).
-** Placement: irregular. The matrix is spread page by page over all GPUs
-** (MGS_GPU_ALL); each GPU owns a fixed band of rows and updates the part of
-** its band below row k, reading row k wherever it lives. As k grows the
-** active rows shrink towards the last GPU.
+** Placement: irregular. The matrix is spread over all GPUs (MGS_GPU_ALL);
+** each GPU owns a fixed band of rows and updates the part of its band below
+** row k, reading row k wherever it lives. As k grows the active rows shrink
+** towards the last GPU. On unified, shared and monolithic both kernels
+** are single launches over all GPUs.
+** Synchronisation (HIP: one stream per GPU): lu_scale of row k runs on the
+** GPU whose band holds row k, in order after that GPU's update of step
+** k - 1 (which wrote row k); the host then synchronises every GPU before
+** the updates, which read row k: one synchronisation per step.
 ** Inputs: diagonally dominant (diagonal n + [0, 1), elsewhere [0, 1)), so
 ** no pivoting is needed and the factors stay well conditioned.
 ** Verification: relative tolerance 1e-3 (+1e-4 absolute) on the packed L
@@ -43,8 +48,17 @@ static int lu_run(mgs_rt *rt, const wl_args *a)
     if (!rc) rc = wl_kernel(&c, "lu_update", &ku);
     if (!rc) rc = wl_upload(&c, wl_shared_gpu(&c), m, nn * 4, &d);
     for (int64_t k = 0; !rc && k < n - 1; k++) {
-        rc = wl_launch1(&c, ks, wl_part_gpu(&c, 0), (uint64_t)(n - k - 1),
-                        64, "puu", d, (uint32_t)n, (uint32_t)k);
+        int owner = 0;
+        for (int p = 0; p < c.parts; p++) {
+            int64_t b, cnt;
+            wl_split(&c, n, 1, p, &b, &cnt);
+            if (k >= b && k < b + cnt)
+                owner = p;
+        }
+        rc = wl_launch1(&c, ks, wl_part_gpu(&c, owner),
+                        (uint64_t)(n - k - 1), 64, "puu", d, (uint32_t)n,
+                        (uint32_t)k);
+        if (!rc) rc = wl_sync(&c); /* every band reads the scaled row k */
         for (int p = 0; !rc && p < c.parts; p++) {
             int64_t b, cnt;
             wl_split(&c, n, 1, p, &b, &cnt);

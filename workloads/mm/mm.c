@@ -6,7 +6,7 @@
 ** Size: default n = 4096, so that 3 * n^2 * 4 B = 192 MB, the MM footprint
 ** of seed 000 (HALCONE) Table 3. n must be a multiple of 16.
 ** Placement: gather. A and C are split into row bands, one per GPU and
-** stored there; B is read by every GPU (page-interleaved over all GPUs).
+** stored there; B is read by every GPU (spread over all GPUs).
 ** Inputs: wl_fill_float in [0, 1) (no cancellation in the sums).
 ** Verification: relative tolerance 1e-5 against a CPU reference that sums
 ** in the kernel's order (k = 0..n-1, one multiply and one add per step):

@@ -5,7 +5,7 @@
 **
 ** Placement: gather. A, tmp and D are split into bands of rows, one per
 ** GPU, on that GPU (row i of tmp feeds only row i of D, so tmp never leaves
-** its GPU); B and C are read by every GPU and spread page by page over all
+** its GPU); B and C are read by every GPU and spread over all
 ** GPUs (MGS_GPU_ALL).
 ** Verification: relative tolerance 1e-4 (+1e-5 absolute); inputs in [0, 1).
 */

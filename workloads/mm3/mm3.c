@@ -3,8 +3,8 @@
 ** (seed 001 Table 3: 64 MB = 7 matrices, n = 1536). Uses the gemm kernel.
 **
 ** Placement: gather. A, C, E and G are split into bands of rows, one per
-** GPU, on that GPU. B and D are read by every GPU and spread page by page
-** over all GPUs; F is written band by band by the GPUs and then read whole
+** GPU, on that GPU. B and D are read by every GPU and spread over
+** all GPUs; F is written band by band by the GPUs and then read whole
 ** by every GPU, so it is spread over all GPUs too (MGS_GPU_ALL).
 ** Verification: relative tolerance 1e-4 (+1e-5 absolute); inputs in [0, 1).
 */
@@ -54,6 +54,7 @@ static int mm3_run(mgs_rt *rt, const wl_args *a)
                                 1.0f, 0.0f);
     if (!rc) rc = wl_gemm_parts(&c, k, dc.count, dc.d, dd, fpart, n, n,
                                 1.0f, 0.0f);
+    if (!rc) rc = wl_sync(&c); /* G = E * F reads every band of F */
     if (!rc) rc = wl_gemm_parts(&c, k, de.count, de.d, df, dg.d, n, n,
                                 1.0f, 0.0f);
     if (!rc) rc = wl_rows_download(&c, &dg, got);

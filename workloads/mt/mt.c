@@ -4,9 +4,9 @@
 ** transposed LDS access pattern. Edge tiles are guarded, so any size works.
 **
 ** Placement: scatter. A transpose sends every input row to every output
-** column band, so on several GPUs both matrices are page-interleaved over
-** all GPUs (one launch per part over a band of input rows on a discrete
-** platform, one MGS_GPU_ALL launch on the unified one).
+** column band, so on several GPUs both matrices are spread over all GPUs
+** (one launch per part over a band of input rows on a discrete platform,
+** one MGS_GPU_ALL launch on unified, shared and monolithic).
 ** Inputs: splitmix64 words keyed by seed (wl_rng).
 ** Verification: bit-exact.
 */

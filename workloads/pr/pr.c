@@ -75,12 +75,16 @@ static int pr_run(mgs_rt *rt, const wl_args *a)
             rc = wl_launch1(&c, kc, wl_part_gpu(&c, p), (uint64_t)count[p],
                             64, "pppuu", drank[cur], ddeg, dcon,
                             (uint32_t)first[p], (uint32_t)count[p]);
+        if (!rc) rc = wl_sync(&c); /* pr_pull reads every contribution */
         for (int p = 0; !rc && p < c.parts; p++)
             rc = wl_launch1(&c, kp, wl_part_gpu(&c, p), (uint64_t)count[p],
                             64, "ppppuuff", doff[p], dsrc[p], dcon,
                             drank[cur ^ 1], (uint32_t)first[p],
                             (uint32_t)count[p], (double)base,
                             (double)PR_DAMPING);
+        /* the next pr_contrib overwrites shares that other GPUs' pr_pull
+        ** may still be reading */
+        if (!rc) rc = wl_sync(&c);
         cur ^= 1;
     }
     if (!rc) rc = wl_download(&c, got, drank[cur], vb);

@@ -4,9 +4,11 @@
 ** the emulator: kernarg loads, dispatch-packet reads, flat loads/stores.
 **
 ** Placement: partitioned. On a discrete multi-GPU platform each GPU gets a
-** contiguous slice of a, b and c in its own memory and its own launch; on
-** the unified platform one launch spans all GPUs over page-interleaved
-** buffers.
+** contiguous slice of a, b and c in its own memory and its own launch; the
+** host copies every slice in, launches on every GPU, then copies every
+** slice out, so the GPUs' kernels overlap. On unified, shared and
+** monolithic one launch spans all GPUs over buffers spread by
+** platform.placement.
 ** Inputs: wl_fill_float (splitmix64 keyed by seed) in [-1, 1).
 ** Verification: bit-exact (one IEEE fp32 addition is correctly rounded).
 */
@@ -37,21 +39,21 @@ static int vecadd_run(mgs_rt *rt, const wl_args *a)
     int rc = wl_ctx_open(&c, rt, a, "vecadd.hsaco");
     if (!rc)
         rc = wl_kernel(&c, "vecadd", &k);
+    int64_t b[WL_MAX_PARTS], cnt[WL_MAX_PARTS];
+    mgs_dptr da[WL_MAX_PARTS], db[WL_MAX_PARTS], dc[WL_MAX_PARTS];
     for (int p = 0; !rc && p < c.parts; p++) {
-        int64_t b, cnt;
-        wl_split(&c, n, 256, p, &b, &cnt);
-        if (!cnt)
-            continue;
+        wl_split(&c, n, 256, p, &b[p], &cnt[p]);
         int gpu = wl_part_gpu(&c, p);
-        mgs_dptr da, db, dc;
-        size_t sz = (size_t)cnt * 4;
-        rc = wl_upload(&c, gpu, ha + b, sz, &da);
-        if (!rc) rc = wl_upload(&c, gpu, hb + b, sz, &db);
-        if (!rc) rc = wl_alloc(&c, gpu, sz, &dc);
-        if (!rc) rc = wl_launch1(&c, k, gpu, (uint64_t)cnt, 256, "pppu", da,
-                                 db, dc, (uint32_t)cnt);
-        if (!rc) rc = wl_download(&c, got + b, dc, sz);
+        size_t sz = (size_t)cnt[p] * 4;
+        rc = wl_upload(&c, gpu, ha + b[p], sz, &da[p]);
+        if (!rc) rc = wl_upload(&c, gpu, hb + b[p], sz, &db[p]);
+        if (!rc) rc = wl_alloc(&c, gpu, sz, &dc[p]);
     }
+    for (int p = 0; !rc && p < c.parts; p++)
+        rc = wl_launch1(&c, k, wl_part_gpu(&c, p), (uint64_t)cnt[p], 256,
+                        "pppu", da[p], db[p], dc[p], (uint32_t)cnt[p]);
+    for (int p = 0; !rc && p < c.parts; p++)
+        rc = wl_download(&c, got + b[p], dc[p], (size_t)cnt[p] * 4);
     if (!rc)
         rc = wl_check_f32("vecadd: c", got, want, (size_t)n, 0.0f, 0.0f);
     wl_ctx_close(&c);

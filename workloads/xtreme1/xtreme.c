@@ -18,9 +18,10 @@
 **
 ** Placement: on a discrete platform each GPU's slices of A, B, C are stored
 ** on that GPU and each step launches once per GPU over its slices; step (2)
-** of xtreme3 writes to the next GPU's memory. On the unified platform the
-** vectors are spread over all GPUs and steps (1), (3), (4) are single
-** launches over all GPUs (MGS_GPU_ALL).
+** of xtreme3 writes to the next GPU's memory. On unified, shared and
+** monolithic the vectors are spread over all GPUs and steps (1), (3), (4)
+** are single launches over all GPUs (MGS_GPU_ALL); step (2) still runs on
+** GPU g. The host synchronises every GPU before and after step (2).
 ** Verification: bit-exact (each element is one IEEE add per step, computed
 ** the same way by the C reference).
 */
@@ -136,6 +137,9 @@ int xtreme_run(mgs_rt *rt, const wl_args *a, int variant)
     } else if (!rc) {
         rc = xt_all(&x, VC, VA, VB, 1);
         ref_add(h[VC], h[VA], h[VB], 0, x.n);
+        /* step (2) reads a slice of C that another launch wrote (xtreme3:
+        ** on another GPU), and step (4) reads what step (2) wrote */
+        if (!rc) rc = wl_sync(&x.c);
         for (int g = 0; !rc && g < x.gpus; g++) {
             int64_t t = xt_target(&x, variant, g);
             rc = xt_one(&x, g, t, reps);
@@ -143,6 +147,7 @@ int xtreme_run(mgs_rt *rt, const wl_args *a, int variant)
             ref_add(h[VA], h[VC], h[VB], lo < x.n ? lo : x.n,
                     hi < x.n ? hi : x.n);
         }
+        if (!rc) rc = wl_sync(&x.c);
         if (!rc) rc = xt_all(&x, VC, VA, VB, 1);
         ref_add(h[VC], h[VA], h[VB], 0, x.n);
     }

@@ -139,9 +139,8 @@ static void test_all_platforms_verify(void **state)
         for (size_t n = 0; n < 3; n++)
             for (size_t w = 0; w < 3; w++) {
                 run_out o;
-                /* unified and monolithic are one device to the program */
-                int all = t == 1 || t == 2;
-                run_wl(wls[w], types[t], gpus[n], all, &o);
+                run_wl(wls[w], types[t], gpus[n],
+                       wl_platform_gpu_all(types[t]), &o);
                 if (o.rc != MGS_OK)
                     fail_msg("%s on %s x%d: %s", wls[w], types[t], gpus[n],
                              mgs_error_msg());
