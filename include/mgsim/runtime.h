@@ -45,7 +45,8 @@ void mgs_rt_free(mgs_rt *rt);
 int mgs_rt_num_gpus(const mgs_rt *rt);
 
 /* Memory. gpu >= 0 places the whole buffer on that GPU; MGS_GPU_ALL
-** distributes it across GPUs page by page (round robin). */
+** distributes it across GPUs by platform.placement (default: contiguous
+** chunks, chunk i on GPU i; interleaved: page i on GPU i mod N). */
 #define MGS_GPU_ALL (-1)
 int mgs_malloc(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out);
 int mgs_free(mgs_rt *rt, mgs_dptr p);

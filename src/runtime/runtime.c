@@ -248,8 +248,12 @@ int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out)
         free(rt);
         return rc;
     }
-    if (o->config && !strcmp(o->config->platform_placement, "contiguous"))
-        rt->mem.placement = MGS_PLACE_CONTIGUOUS;
+    /* Contiguous chunks per GPU unless the configuration says otherwise
+    ** (platform.placement). */
+    rt->mem.placement = o->config && !strcmp(o->config->platform_placement,
+                                             "interleaved")
+                            ? MGS_PLACE_INTERLEAVED
+                            : MGS_PLACE_CONTIGUOUS;
     rt->gpu_wgs = mgs_xcalloc((size_t)o->num_gpus, sizeof *rt->gpu_wgs);
     rt->next_dispatch_id = 1;
     *out = rt;
