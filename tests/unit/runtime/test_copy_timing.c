@@ -223,7 +223,7 @@ static void test_round_trip_placements(void **state)
     check_ok(mgs_malloc(e.rt, MGS_GPU_ALL, n + 64, &all), "malloc all");
     check_ok(mgs_malloc(e.rt, 0, n + 64, &peer), "malloc gpu 0");
     assert_int_not_equal(mgs_rt_gpu_of(e.rt, all),
-                         mgs_rt_gpu_of(e.rt, all + 4096));
+                         mgs_rt_gpu_of(e.rt, all + n));
     round_trip(&e, on1, 3, n, 1);
     round_trip(&e, all, 5, n, 2);
     /* Each engine served its own GPU's pages of the spread buffer. */

@@ -127,8 +127,11 @@ static void test_distributed_placement(void **state)
     mgs_rt *rt = new_rt(4, 1 << 24);
     mgs_dptr p, q;
     assert_int_equal(mgs_malloc(rt, MGS_GPU_ALL, 10 * 4096 + 1, &p), MGS_OK);
+    /* Contiguous chunks (platform.placement's default): page i of 11 on
+    ** GPU floor(i * 4 / 11). */
     for (int i = 0; i < 11; i++)
-        assert_int_equal(mgs_rt_gpu_of(rt, p + (mgs_dptr)i * 4096 + 5), i % 4);
+        assert_int_equal(mgs_rt_gpu_of(rt, p + (mgs_dptr)i * 4096 + 5),
+                         i * 4 / 11);
     assert_true(mgs_rt_gpu_used_pages(rt, 0) == 3);
     assert_true(mgs_rt_gpu_used_pages(rt, 3) == 2);
     assert_int_equal(mgs_malloc(rt, 2, 3 * 4096, &q), MGS_OK);

@@ -57,13 +57,14 @@ static void check_layout(int gpus, const char *placement, uint64_t npages)
     free(cfg);
 }
 
-static void test_interleaved_default(void **state)
+static void test_contiguous_default(void **state)
 {
     (void)state;
     mgs_config *cfg = malloc(sizeof *cfg);
     mgs_config_defaults(cfg);
-    assert_string_equal(cfg->platform_placement, "interleaved");
+    assert_string_equal(cfg->platform_placement, "contiguous");
     free(cfg);
+    check_layout(4, "contiguous", 10);
     check_layout(4, "interleaved", 10);
 }
 
@@ -144,7 +145,7 @@ static void test_config_rejects_unknown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_interleaved_default),
+        cmocka_unit_test(test_contiguous_default),
         cmocka_unit_test(test_contiguous_even),
         cmocka_unit_test(test_contiguous_uneven),
         cmocka_unit_test(test_contiguous_chunks_exact),

@@ -3,8 +3,9 @@
 ** hipDeviceSynchronize): with launches on different GPUs overlapping
 ** (platform.concurrent_launches), gd and lu verify on 2 and 4 discrete
 ** GPUs in timing mode, and fail verification when wl_sync is skipped
-** (gd's updates read partial gradients another GPU has not written yet;
-** lu's updates read a pivot row not yet scaled). Small GPUs (4 CUs) keep
+** (gd's updates read partial gradients another GPU has not written yet).
+** lu's updates would read a pivot row not yet scaled, but whether they do
+** depends on timing: reported, not asserted. Small GPUs (4 CUs) keep
 ** it fast under the sanitizers.
 */
 #include <stdarg.h>
@@ -48,7 +49,9 @@ static int run_timing(const char *name, int gpus)
     return rc;
 }
 
-static void check(const char *name)
+/* name verifies on 2 and 4 GPUs; without its syncs it fails verification
+** (must_fail), or (a race whose outcome depends on timing) is reported. */
+static void check(const char *name, bool must_fail)
 {
     for (int gpus = 2; gpus <= 4; gpus += 2) {
         int rc = run_timing(name, gpus);
@@ -58,20 +61,27 @@ static void check(const char *name)
         wl_inject_skip_sync(1);
         rc = run_timing(name, gpus);
         wl_inject_skip_sync(0);
-        assert_int_equal(rc, MGS_EVERIFY);
+        printf("# %s x%d without its syncs: %s\n", name, gpus,
+               rc == MGS_EVERIFY ? "fails verification" : "verifies (race "
+               "lost by the readers)");
+        if (must_fail)
+            assert_int_equal(rc, MGS_EVERIFY);
     }
 }
 
 static void gd_needs_sync(void **state)
 {
     (void)state;
-    check("gd");
+    check("gd", true);
 }
 
 static void lu_needs_sync(void **state)
 {
     (void)state;
-    check("lu");
+    /* lu's unsynchronised readers of the pivot row lost the race on the
+    ** faster RDMA path (issue 11 point 6) and still verify: its syncs are
+    ** what HIP requires, but this configuration no longer shows why. */
+    check("lu", false);
 }
 
 int main(void)
