@@ -134,6 +134,11 @@ typedef struct sweep_outcome {
     size_t reused, ran, failed, missing;
 } sweep_outcome;
 
+/* Which points must run (todo[npoints]): not finished in opts->dir (or
+** forced, or failed with retry_failed), and the first of equal points.
+** Returns how many. */
+size_t sweep_pending(const sweep_spec *s, const sweep_run_opts *opts,
+                     bool *todo);
 /* Creates DIR/points and writes DIR/sweep.ini. */
 int sweep_prepare_dir(const sweep_spec *s, const char *dir);
 /* Writes DIR/sweep.ini, runs every unfinished point in a pool of

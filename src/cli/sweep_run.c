@@ -223,6 +223,17 @@ static void mark_first_of_each_hash(const sweep_spec *s, bool *first)
     free(idx);
 }
 
+size_t sweep_pending(const sweep_spec *s, const sweep_run_opts *o, bool *todo)
+{
+    size_t n = 0;
+    mark_first_of_each_hash(s, todo);
+    for (size_t i = 0; i < s->npoints; i++) {
+        todo[i] = todo[i] && must_run(o, &s->points[i]);
+        n += todo[i];
+    }
+    return n;
+}
+
 typedef struct job {
     size_t point;
     pid_t pid;
@@ -313,12 +324,7 @@ int sweep_run(const sweep_spec *s, const sweep_run_opts *o,
     if (rc != MGS_OK)
         return rc;
     bool *todo = MGS_NEW_ARRAY(bool, s->npoints);
-    size_t to_run = 0;
-    mark_first_of_each_hash(s, todo);
-    for (size_t i = 0; i < s->npoints; i++) {
-        todo[i] = todo[i] && must_run(o, &s->points[i]);
-        to_run += todo[i];
-    }
+    size_t to_run = sweep_pending(s, o, todo);
     out->reused = s->npoints - to_run;
     int jobs = o->jobs > 0 ? o->jobs : 1;
     job *run = MGS_NEW_ARRAY(job, (size_t)jobs);

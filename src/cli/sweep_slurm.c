@@ -9,7 +9,6 @@
 #include "cli/sweep.h"
 
 #include "mgsim/errors.h"
-#include "results/merge.h"
 #include "util/xmalloc.h"
 
 #include <errno.h>
@@ -37,20 +36,17 @@ int sweep_slurm_submit(const sweep_spec *s, const sweep_run_opts *ro,
     if (!realpath(ro->dir, dir))
         return mgs_error_set(MGS_EIO, "%s: %s", ro->dir, strerror(errno));
 
-    /* The array: unfinished points only (resume). */
+    /* The array: the points still to run only (resume). */
+    bool *todo = MGS_NEW_ARRAY(bool, s->npoints);
+    size_t ntasks = sweep_pending(s, ro, todo), llen = 0;
     char *list = NULL;
-    size_t llen = 0, ntasks = 0;
-    for (size_t i = 0; i < s->npoints; i++) {
-        char db[PATH_MAX + 64], msg[8], num[32];
-        int code;
-        snprintf(db, sizeof db, "%s/points/%s.db", dir, s->points[i].hash);
-        if (!ro->force && mgs_point_db_read(db, &code, msg, sizeof msg) == MGS_OK &&
-            !(ro->retry_failed && code != 0))
-            continue;
-        snprintf(num, sizeof num, "%zu", i);
-        add(&list, &llen, ntasks ? ",%s" : "%s", num);
-        ntasks++;
-    }
+    for (size_t i = 0, k = 0; i < s->npoints; i++)
+        if (todo[i]) {
+            char num[32];
+            snprintf(num, sizeof num, "%zu", i);
+            add(&list, &llen, k++ ? ",%s" : "%s", num);
+        }
+    free(todo);
     if (!ntasks) {
         printf("mgsim sweep: every point of %s is finished; nothing to submit\n",
                dir);
