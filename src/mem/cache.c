@@ -429,6 +429,10 @@ static void claim_frame(cache *c, uint32_t fi, uint64_t line, uint8_t state)
 {
     evict_frame(c, fi, c->frames[fi].line_addr != line);
     cache_frame *f = &c->frames[fi];
+    if (!f->listed) {
+        f->listed = true;
+        c->live[c->nlive++] = fi;
+    }
     f->line_addr = line;
     f->state = state;
     clear_dirty(c, fi);
@@ -979,6 +983,12 @@ static void ctrl_start(cache *c, mem_msg *req, sim_port *via)
     c->ctrl_cursor = 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* Whether the control request in progress covers frame f's line (a ranged
 ** request, span != 0, covers the lines that overlap [addr, addr + span)). */
 static bool ctrl_covers(const cache *c, const cache_frame *f)
@@ -993,12 +1003,11 @@ static bool ctrl_finish(cache *c)
     if (rsp_room(c) < 1)
         return false;
     mem_msg *req = c->ctrl_req;
-    uint32_t nframes = c->sets * c->cfg.ways;
     bool flush = req->base.type == MEM_FLUSH;
     bool drop_all = flush && (req->flags & MEM_F_INVALIDATE);
     if (drop_all || !flush) {
-        for (uint32_t i = 0; i < nframes; i++) {
-            cache_frame *f = &c->frames[i];
+        for (uint32_t i = 0; i < c->nlive; i++) {
+            cache_frame *f = &c->frames[c->live[i]];
             if (f->state == LINE_VALID && !f->dirty && ctrl_covers(c, f)) {
                 if (c->proto && c->proto->on_evict)
                     c->proto->on_evict(c->proto_data, c, f->line_addr,
@@ -1007,6 +1016,16 @@ static bool ctrl_finish(cache *c)
             }
         }
     }
+    /* Forget the frames that hold nothing now. */
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < c->nlive; i++) {
+        cache_frame *f = &c->frames[c->live[i]];
+        if (f->state == LINE_INVALID)
+            f->listed = false;
+        else
+            c->live[kept++] = c->live[i];
+    }
+    c->nlive = kept;
     stat_inc(flush ? c->flushes : c->invalidations);
     if (c->proto && c->proto->on_ctrl)
         c->proto->on_ctrl(c->proto_data, c, req);
@@ -1039,13 +1058,17 @@ static bool ctrl_step(cache *c)
         progress = true;
     }
     if (c->ctrl_state == CTRL_WRITEBACK) {
-        uint32_t nframes = c->sets * c->cfg.ways;
-        while (c->ctrl_cursor < nframes) {
-            cache_frame *f = &c->frames[c->ctrl_cursor];
+        /* Write-backs leave in frame order, as a walk of every frame
+        ** would send them. */
+        if (c->ctrl_cursor == 0)
+            qsort(c->live, c->nlive, sizeof *c->live, cmp_u32);
+        while (c->ctrl_cursor < c->nlive) {
+            uint32_t fi = c->live[c->ctrl_cursor];
+            cache_frame *f = &c->frames[fi];
             if (f->state == LINE_VALID && f->dirty && ctrl_covers(c, f)) {
                 if (cache_txn_free_count(c) < 1)
                     return progress;
-                enqueue_writeback(c, c->ctrl_cursor);
+                enqueue_writeback(c, fi);
                 progress = true;
             }
             c->ctrl_cursor++;
@@ -1282,6 +1305,7 @@ cache *cache_new(sim_engine *eng, const char *name, const cache_config *cfg,
     c->sets = (uint32_t)(cfg->size / cfg->line / cfg->ways);
     size_t nframes = (size_t)c->sets * cfg->ways;
     c->frames = MGS_NEW_ARRAY(cache_frame, nframes);
+    c->live = MGS_NEW_ARRAY(uint32_t, nframes);
     c->data = mgs_xcalloc(nframes, cfg->line);
     c->dirty_words = cfg->line > 64 ? 2 : 1;
     c->dirty_bits = MGS_NEW_ARRAY(uint64_t, nframes * c->dirty_words);
@@ -1339,6 +1363,7 @@ void cache_free(cache *c)
     port_fini(&c->home);
     comp_fini(&c->base);
     free(c->frames);
+    free(c->live);
     free(c->data);
     free(c->dirty_bits);
     free(c->inv_q);
@@ -1491,6 +1516,7 @@ int cache_check(const cache *c)
         }
         assert(cache_set_of(c, f->line_addr) == i / c->cfg.ways);
         assert(cache_tags_find(c, f->line_addr) == (int64_t)i);
+        assert(f->listed); /* control requests walk the live list */
         assert(f->state != LINE_PENDING || f->mshr);
         const uint64_t *d = cache_frame_dirty(c, i);
         assert(f->dirty == ((d[0] | (c->dirty_words > 1 ? d[1] : 0)) != 0));

@@ -41,6 +41,7 @@ typedef struct cache_frame {
     cache_mshr *mshr;       /* fill in flight or targets draining */
     uint8_t state;          /* LINE_* */
     bool dirty;
+    bool listed;            /* in the cache's live list */
 } cache_frame;
 
 enum { MSHR_FREE = 0, MSHR_WAIT_FILL, MSHR_DRAIN };
@@ -125,6 +126,12 @@ struct cache {
     void *proto_data;
     /* --- tags and data --- */
     cache_frame *frames;    /* owned, sets * ways */
+    uint32_t *live;         /* owned: every frame used since the last
+                               flush/invalidate compacted the list (a
+                               superset of the valid frames), so control
+                               requests walk what is cached, not the whole
+                               array (a 1 GB cache has 16 M frames) */
+    uint32_t nlive;
     uint8_t *data;          /* owned, sets * ways * line */
     uint64_t *dirty_bits;   /* owned, sets * ways * dirty_words */
     uint32_t dirty_words;   /* 1 (line <= 64 B) or 2 */

@@ -250,6 +250,45 @@ static void test_write_back_evict_and_flush(void **state)
     one_free(o);
 }
 
+/* A ranged FLUSH (mem_msg.span, the coherence protocols' host points)
+** writes back and drops only the lines of its range; control requests walk
+** the live list (frames used since the last compaction), not every frame
+** of a large cache. */
+static void test_ranged_flush_and_live_list(void **state)
+{
+    (void)state;
+    cache_config cfg;
+    base_cfg(&cfg, CACHE_WRITE_BACK);
+    cfg.size = 16 << 20;        /* 262,144 frames */
+    cfg.ways = 16;
+    one *o = one_new(&cfg);
+    for (uint64_t a = 0x1000; a <= 0x3000; a += 0x1000)
+        wr(o, a, 64, (int)(a >> 12), 0);
+    one_run(o);
+    assert_int_equal(o->c->nlive, 3);
+    mem_msg *f = ctl(o, MEM_FLUSH, MEM_F_INVALIDATE, eng_now(o->eng) + 1000);
+    f->addr = 0x2010;           /* any byte of the line selects it */
+    f->span = 8;
+    one_run(o);
+    assert_non_null(probe_answer(&o->ctl, f, NULL));
+    assert_int_equal(o->bytes[0x2000], 2);          /* written back */
+    assert_int_not_equal(o->bytes[0x1000], 1);      /* still only cached */
+    assert_false(cache_probe(o->c, 0x2000, NULL, NULL));
+    bool dirty = false;
+    assert_true(cache_probe(o->c, 0x1000, NULL, &dirty) && dirty);
+    assert_true(cache_probe(o->c, 0x3000, NULL, &dirty) && dirty);
+    assert_int_equal(o->c->writebacks->value, 1);
+    assert_int_equal(o->c->nlive, 2);
+    ctl(o, MEM_FLUSH, MEM_F_INVALIDATE, eng_now(o->eng) + 1000);
+    one_run(o);
+    assert_int_equal(o->bytes[0x1000], 1);
+    assert_int_equal(o->bytes[0x3000], 3);
+    assert_int_equal(o->c->writebacks->value, 3);
+    assert_int_equal(o->c->nlive, 0);
+    assert_int_equal(cache_check(o->c), 1);
+    one_free(o);
+}
+
 /* INVALIDATE drops clean lines only; it waits for a miss in flight. */
 static void test_invalidate(void **state)
 {
@@ -580,6 +619,7 @@ int main(void)
         cmocka_unit_test(test_partial_write_mask),
         cmocka_unit_test(test_write_through_allocate),
         cmocka_unit_test(test_write_back_evict_and_flush),
+        cmocka_unit_test(test_ranged_flush_and_live_list),
         cmocka_unit_test(test_invalidate),
         cmocka_unit_test(test_atomics_here),
         cmocka_unit_test(test_atomics_forwarded),
