@@ -83,7 +83,12 @@ uint32_t noc_link_credits_for(const noc_link_cfg *cfg, uint32_t msg_bytes,
         ser = 1;
     uint64_t span = ser + cfg->latency + forward_delay;
     uint64_t need = (span + ser - 1) / ser + 1;
-    return need > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)need;
+    /* Each credit is a packet slot allocated up front. assumed: 65,536 is
+    ** more packets than any component can have in flight on one link (the
+    ** RDMA engines' and DMA engines' tables are smaller), so the cap never
+    ** limits bandwidth, while an extreme bandwidth-delay product (a 1 s
+    ** link of unbounded bandwidth) no longer allocates gigabytes. */
+    return need > NOC_MAX_CREDITS ? NOC_MAX_CREDITS : (uint32_t)need;
 }
 
 /* Packets, wire bytes and serialisation of a message on channel c; sizes

@@ -81,6 +81,8 @@ int noc_link_cfg_validate(const noc_link_cfg *cfg);
 /* Credits that keep a channel streaming msg_bytes messages at full
 ** bandwidth: the messages that fit in one latency plus serialisation time,
 ** plus slack for the forwarding delay at the receiver. */
+/* The most credits noc_link_credits_for gives (see there). */
+#define NOC_MAX_CREDITS 65536u
 uint32_t noc_link_credits_for(const noc_link_cfg *cfg, uint32_t msg_bytes,
                               mgs_time forward_delay);
 

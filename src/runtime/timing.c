@@ -76,6 +76,10 @@ struct mgs_timing {
     coh_sync pending[TM_MAX_GPUS];
     uint64_t maintenance;     /* maintenance-only runs (statistics) */
     bool stopped;             /* a run ended early: messages may be out */
+    int failed;               /* the first error of a launch, a copy or a
+                                 run (MGS_OK while none): after it nothing
+                                 more is simulated, since components may
+                                 still hold work of the failed operation */
 };
 
 /* ---- driver ---- */
@@ -419,6 +423,8 @@ bool mgs_timing_would_block(const mgs_timing *t, int gpu)
 
 int mgs_timing_post(mgs_timing *t, int gpu, const gcn_emu_launch *el)
 {
+    if (t->failed)
+        return t->failed;     /* its message is already recorded */
     const platform_config *pc = platform_get_config(t->plat);
     if (gpu < -1 || gpu >= (int)pc->ngpus)
         return mgs_error_set(MGS_EINVAL, "timing: launch on GPU %d of %u",
@@ -479,7 +485,7 @@ int mgs_timing_sync(mgs_timing *t, mgs_timing_result *res)
     t->posted_all = false;
     int rc = run_posted(t, target);
     if (rc)
-        return rc;
+        return t->failed = rc;
     int status = MGS_OK;
     for (uint32_t i = 0; i < t->nmodels; i++) {
         if (!target[i])
@@ -511,8 +517,9 @@ int mgs_timing_sync(mgs_timing *t, mgs_timing_result *res)
         post_launch(t, i);
     }
     if (any && (rc = run_posted(t, flush)))
-        return rc;
+        return t->failed = rc;
     res->sim_time = eng_now(t->eng) - t->post_start;
+    t->failed = status;
     return status;
 }
 
@@ -590,8 +597,9 @@ static int run_maintenance(mgs_timing *t, coh_sync *s)
 
 static int apply_pending(mgs_timing *t)
 {
-    if (t->nposted)
-        return MGS_OK;        /* applied at each posted launch's acquire */
+    if (t->nposted || t->failed)
+        return MGS_OK;        /* applied at each posted launch's acquire,
+                                 or nothing is simulated any more */
     coh_sync s[TM_MAX_GPUS];
     memcpy(s, t->pending, sizeof s);
     memset(t->pending, 0, sizeof t->pending);
@@ -670,7 +678,7 @@ static void add_cmd(tm_driver *d, uint32_t e, dma_space ss, uint64_t src,
     d->cmd_model[d->ncmds++] = (uint8_t)e;
 }
 
-int mgs_timing_copy(mgs_timing *t, mgs_timing_copy_kind kind, uint64_t dst,
+static int copy_run(mgs_timing *t, mgs_timing_copy_kind kind, uint64_t dst,
                     uint64_t src, uint64_t n, mgs_timing_copy_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -757,4 +765,19 @@ int mgs_timing_copy(mgs_timing *t, mgs_timing_copy_kind kind, uint64_t dst,
     res->time = eng_now(t->eng) - start;
     res->bytes = n;
     return MGS_OK;
+}
+
+int mgs_timing_copy(mgs_timing *t, mgs_timing_copy_kind kind, uint64_t dst,
+                    uint64_t src, uint64_t n, mgs_timing_copy_result *res)
+{
+    if (t->failed) {
+        memset(res, 0, sizeof *res);
+        return t->failed;     /* its message is already recorded */
+    }
+    int rc = copy_run(t, kind, dst, src, n, res);
+    /* A copy that ran and failed leaves work in the components; one
+    ** refused before any traffic (an unmapped page) does not. */
+    if (rc && rc != MGS_EFAULT)
+        t->failed = rc;
+    return rc;
 }
