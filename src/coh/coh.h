@@ -79,8 +79,9 @@ typedef struct coh_range {
 /* The cache maintenance of one synchronisation on one GPU. The L1 op
 ** applies to every L1 (V, S, I), the TLB op to every TLB (COH_INVALIDATE =
 ** shoot down), the L2 op to every L2 bank: to every line if l2_all, else to
-** the lines of the ranges. Order: L1s, then TLBs, then L2 ranges (a write-back L1 drains into
-** the L2 before the L2 is written back). */
+** the lines of the ranges. Order: the L1s and TLBs together, then (once
+** they answered) the L2 banks, so a write-back L1 drains into the L2
+** before the L2 is written back. */
 typedef struct coh_sync {
     uint8_t l1, tlb, l2;      /* coh_op */
     bool l2_all;              /* the L2 op covers every line */
