@@ -412,8 +412,6 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
         uint32_t all = c->l2_banks * l2c.remote_max_inflight + 16;
         if (rc.inside_buffer < all)
             rc.inside_buffer = all;
-    } else {
-        l2c.remote_write_policy = l2c.write_policy;
     }
     for (uint32_t b = 0; b < c->l2_banks; b++) {
         NAME(n, "GPU[%d].L2[%u]", gi, b);

@@ -293,6 +293,12 @@ static mgs_devmem_alloc *find_alloc(mgs_devmem *m, uint64_t va)
     return lo < m->nalloc && m->allocs[lo].va == va ? &m->allocs[lo] : NULL;
 }
 
+uint64_t mgs_devmem_alloc_size(mgs_devmem *m, uint64_t va)
+{
+    const mgs_devmem_alloc *a = find_alloc(m, va);
+    return a && a->live ? a->size : 0;
+}
+
 int mgs_devmem_free_range(mgs_devmem *m, uint64_t va)
 {
     mgs_devmem_alloc *a = find_alloc(m, va);

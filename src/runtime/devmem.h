@@ -147,6 +147,8 @@ void mgs_devmem_destroy(mgs_devmem *m);
 int mgs_devmem_alloc_range(mgs_devmem *m, int gpu, uint64_t size,
                            uint64_t *va_out);
 int mgs_devmem_free_range(mgs_devmem *m, uint64_t va);
+/* Bytes requested by the live allocation starting at va, or 0. */
+uint64_t mgs_devmem_alloc_size(mgs_devmem *m, uint64_t va);
 
 /* Host copies (the host's page table); they may span pages. */
 int mgs_devmem_read(mgs_devmem *m, uint64_t va, void *dst, size_t n);

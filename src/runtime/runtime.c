@@ -335,18 +335,9 @@ static int host_write_later(mgs_rt *rt, mgs_dptr va, size_t n)
                            : MGS_OK;
 }
 
-/* The size of the live allocation starting at va, or 0. */
-static uint64_t alloc_size(const mgs_rt *rt, mgs_dptr va)
-{
-    for (size_t i = 0; i < rt->mem.nalloc; i++)
-        if (rt->mem.allocs[i].live && rt->mem.allocs[i].va == va)
-            return rt->mem.allocs[i].size;
-    return 0;
-}
-
 static int free_range(mgs_rt *rt, mgs_dptr p)
 {
-    int rc = host_write_now(rt, p, alloc_size(rt, p));
+    int rc = host_write_now(rt, p, mgs_devmem_alloc_size(&rt->mem, p));
     return rc ? rc : mgs_devmem_free_range(&rt->mem, p);
 }
 

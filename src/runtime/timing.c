@@ -74,7 +74,6 @@ struct mgs_timing {
     ** next launch's acquire, or at once before the engine runs anything
     ** else that could touch them (apply_pending). */
     coh_sync pending[TM_MAX_GPUS];
-    uint64_t maintenance;     /* maintenance-only runs (statistics) */
     bool stopped;             /* a run ended early: messages may be out */
     int failed;               /* the first error of a launch, a copy or a
                                  run (MGS_OK while none): after it nothing
@@ -582,7 +581,6 @@ static int run_maintenance(mgs_timing *t, coh_sync *s)
     }
     if (!any)
         return MGS_OK;
-    t->maintenance++;
     /* Maintenance also runs in cleanup after a failure (frees): an error
     ** already recorded stays the run's error (the first error wins). */
     int prev = mgs_error_code();
@@ -606,25 +604,34 @@ static int apply_pending(mgs_timing *t)
     return run_maintenance(t, s);
 }
 
-/* The protocol's answer at host point p for model i, over the physical
-** runs of [va, va + n), merged into out. */
+/* The protocol's answer at host point p for every model, over the
+** physical runs of [va, va + n) (translated once), merged into out. */
 static int host_point(mgs_timing *t, coh_point p, uint64_t va, uint64_t n,
                       coh_sync *out)
 {
+    coh_sync runs;
+    bool have_runs = false;
     for (uint32_t i = 0; i < t->nmodels; i++) {
         coh_sync s;
         coh_sync_at(t->coh, p, i, &s);
         if (!s.l2)
             continue;
-        s.l2_all = false;
-        for (uint64_t off = 0; off < n;) {
-            uint64_t len = n - off, pa;
-            int gpu, rc = dev_run(t, va + off, &len, &pa, &gpu);
-            if (rc)
-                return rc;
-            coh_sync_add_range(&s, pa, len);
-            off += len;
+        if (!have_runs) {
+            memset(&runs, 0, sizeof runs);
+            runs.l2 = s.l2;
+            for (uint64_t off = 0; off < n;) {
+                uint64_t len = n - off, pa;
+                int gpu, rc = dev_run(t, va + off, &len, &pa, &gpu);
+                if (rc)
+                    return rc;
+                coh_sync_add_range(&runs, pa, len);
+                off += len;
+            }
+            have_runs = true;
         }
+        s.l2_all = runs.l2_all;
+        s.nranges = runs.nranges;
+        memcpy(s.range, runs.range, sizeof s.range);
         coh_sync_merge(&out[i], &s);
     }
     return MGS_OK;

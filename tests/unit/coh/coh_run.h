@@ -1,8 +1,9 @@
 /*
 ** Helpers shared by the coherence tests (tests/unit/coh/): a timing-mode
-** runtime with a chosen protocol and platform and its statistics, a
-** registered workload's small-size arguments, a kernel from the build's
-** kernel directory, and the sum of a metric over components. Header-only.
+** runtime of full R9 Nano GPUs with a chosen protocol and platform, built on
+** the runtime tests' rig (tests/unit/runtime/rt_rig.h), a registered
+** workload's small-size arguments and a kernel from the build's kernel
+** directory. Header-only.
 */
 #ifndef MGS_TESTS_COH_RUN_H
 #define MGS_TESTS_COH_RUN_H
@@ -11,17 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/config.h"
-#include "mgsim/errors.h"
-#include "mgsim/runtime.h"
-#include "sim/stats.h"
+#include "tests/unit/runtime/rt_rig.h"
 #include "workloads/workload.h"
 
-typedef struct coh_run {
-    mgs_config cfg;
-    stat_registry *st;
-    mgs_rt *rt;
-} coh_run;
+typedef rt_rig coh_run;
 
 /* Settings of a run before its runtime exists (coh_run_start). */
 static inline void coh_run_config(coh_run *r, const char *protocol)
@@ -35,16 +29,7 @@ static inline void coh_run_config(coh_run *r, const char *protocol)
 /* The runtime: timing mode, gpus GPUs of 1 GiB on platform. */
 static inline void coh_run_start(coh_run *r, const char *platform, int gpus)
 {
-    r->st = stat_registry_new();
-    mgs_rt_options o;
-    mgs_rt_options_default(&o);
-    o.mode = MGS_MODE_TIMING;
-    o.num_gpus = gpus;
-    o.mem_per_gpu = 1ull << 30;
-    o.platform = platform;
-    o.config = &r->cfg;
-    o.stats = r->st;
-    assert_int_equal(mgs_rt_new(&o, &r->rt), MGS_OK);
+    rt_rig_start(r, MGS_MODE_TIMING, gpus, 1ull << 30, platform);
 }
 
 static inline void coh_run_open(coh_run *r, const char *protocol,
@@ -56,8 +41,7 @@ static inline void coh_run_open(coh_run *r, const char *protocol,
 
 static inline void coh_run_close(coh_run *r)
 {
-    mgs_rt_free(r->rt);
-    stat_registry_free(r->st);
+    rt_rig_fini(r);
     mgs_error_clear();
 }
 
@@ -91,21 +75,13 @@ static inline mgs_kernel *coh_kernel(mgs_rt *rt, const char *file,
     return k;
 }
 
-typedef struct coh_sum { const char *prefix, *metric; double v; } coh_sum;
-static inline void coh_sum_row(const stat_row *row, void *ud)
-{
-    coh_sum *s = ud;
-    if (!strcmp(row->metric, s->metric) &&
-        !strncmp(row->component, s->prefix, strlen(s->prefix)))
-        s->v += row->value;
-}
 /* Sum of metric over the components whose name starts with prefix. */
-static inline double coh_stat_sum(stat_registry *st, const char *prefix,
+static inline double coh_stat_sum(const coh_run *r, const char *prefix,
                                   const char *metric)
 {
-    coh_sum s = {prefix, metric, 0};
-    stat_registry_foreach(st, 0, coh_sum_row, &s);
-    return s.v;
+    char pattern[128];
+    snprintf(pattern, sizeof pattern, "%s*", prefix);
+    return rt_rig_stat(r, pattern, metric, NULL);
 }
 
 #endif

@@ -177,20 +177,16 @@ static void test_l2_survives_kernels_on_one_gpu(void **state)
     assert_int_equal(mgs_memcpy_h2d(r.rt, b, hb, sizeof hb), MGS_OK);
     vecadd_launch(r.rt, k, 0, a, b, c, N);
     assert_int_equal(mgs_synchronize(r.rt), MGS_OK);
-    double miss1 = coh_stat_sum(r.st, "GPU[0].L2", "read_misses");
-    double hit1 = coh_stat_sum(r.st, "GPU[0].L2", "read_hits");
-    double flush1 = coh_stat_sum(r.st, "GPU[0].CP", "flushes");
+    double miss1 = coh_stat_sum(&r, "GPU[0].L2", "read_misses");
+    double hit1 = coh_stat_sum(&r, "GPU[0].L2", "read_hits");
     vecadd_launch(r.rt, k, 0, a, b, c, N);
     assert_int_equal(mgs_synchronize(r.rt), MGS_OK);
-    double miss2 = coh_stat_sum(r.st, "GPU[0].L2", "read_misses") - miss1;
-    double hit2 = coh_stat_sum(r.st, "GPU[0].L2", "read_hits") - hit1;
+    double miss2 = coh_stat_sum(&r, "GPU[0].L2", "read_misses") - miss1;
+    double hit2 = coh_stat_sum(&r, "GPU[0].L2", "read_hits") - hit1;
     /* Every line of a and b (2 x 2048 lines) hits the second time. */
     assert_true(hit2 >= 2.0 * N * 4 / 64);
     printf("# second kernel: L2 read hits %.0f, misses %.0f\n", hit2, miss2);
     assert_true(miss2 <= 16);
-    /* No whole-L2 write-back at kernel end on one GPU (the ranged ones
-    ** are host writes: the launch buffers). */
-    (void)flush1;
     assert_int_equal(mgs_memcpy_d2h(r.rt, hc, c, sizeof hc), MGS_OK);
     for (int i = 0; i < N; i++)
         assert_true(hc[i] == 3.0f * (float)i);
@@ -212,10 +208,10 @@ static void test_cross_gpu_writeback_counted(void **state)
     assert_int_equal(mgs_malloc(r.rt, MGS_GPU_ALL, sizeof ha, &a), MGS_OK);
     assert_int_equal(mgs_malloc(r.rt, MGS_GPU_ALL, sizeof hc, &c), MGS_OK);
     assert_int_equal(mgs_memcpy_h2d(r.rt, a, ha, sizeof ha), MGS_OK);
-    double before = coh_stat_sum(r.st, "GPU[", "flushes");
+    double before = coh_stat_sum(&r, "GPU[", "flushes");
     vecadd_launch(r.rt, k, MGS_GPU_ALL, a, a, c, N);
     assert_int_equal(mgs_synchronize(r.rt), MGS_OK);
-    double flushes = coh_stat_sum(r.st, "GPU[", "flushes") - before;
+    double flushes = coh_stat_sum(&r, "GPU[", "flushes") - before;
     /* 4 GPUs x 8 banks at kernel end, and again at the peer release. */
     assert_true(flushes >= 2 * 4 * 8);
     assert_int_equal(mgs_memcpy_d2h(r.rt, hc, c, sizeof hc), MGS_OK);
@@ -239,7 +235,7 @@ static double rdma_reads(const char *remote, const char *name)
              "%s", remote);
     coh_run_start(&r, "unified", 4);
     assert_int_equal(wl->run(r.rt, &a), MGS_OK);
-    double n = coh_stat_sum(r.st, "GPU[", "out_reads");
+    double n = coh_stat_sum(&r, "GPU[", "out_reads");
     coh_run_close(&r);
     return n;
 }

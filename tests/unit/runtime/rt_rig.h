@@ -22,6 +22,23 @@ typedef struct rt_rig {
     mgs_rt *rt;
 } rt_rig;
 
+/* The runtime of a rig whose r->cfg is filled: gpus GPUs of mem_per_gpu
+** bytes on platform, its statistics in r->stats. */
+static inline void rt_rig_start(rt_rig *r, mgs_mode mode, int gpus,
+                                uint64_t mem_per_gpu, const char *platform)
+{
+    r->stats = stat_registry_new();
+    mgs_rt_options o;
+    mgs_rt_options_default(&o);
+    o.mode = mode;
+    o.num_gpus = gpus;
+    o.mem_per_gpu = mem_per_gpu;
+    o.platform = platform;
+    o.config = &r->cfg;
+    o.stats = r->stats;
+    assert_int_equal(mgs_rt_new(&o, &r->rt), MGS_OK);
+}
+
 /* sets: NULL-terminated assignments applied after the small-GPU ones. */
 static inline void rt_rig_init(rt_rig *r, mgs_mode mode, int gpus,
                                const char *platform, const char *const *sets)
@@ -35,16 +52,7 @@ static inline void rt_rig_init(rt_rig *r, mgs_mode mode, int gpus,
         assert_int_equal(mgs_config_set(&r->cfg, small[i], "test"), MGS_OK);
     for (size_t i = 0; sets && sets[i]; i++)
         assert_int_equal(mgs_config_set(&r->cfg, sets[i], "test"), MGS_OK);
-    r->stats = stat_registry_new();
-    mgs_rt_options o;
-    mgs_rt_options_default(&o);
-    o.mode = mode;
-    o.num_gpus = gpus;
-    o.mem_per_gpu = 256ull << 20;
-    o.platform = platform;
-    o.config = &r->cfg;
-    o.stats = r->stats;
-    assert_int_equal(mgs_rt_new(&o, &r->rt), MGS_OK);
+    rt_rig_start(r, mode, gpus, 256ull << 20, platform);
 }
 
 static inline void rt_rig_fini(rt_rig *r)
