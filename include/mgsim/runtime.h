@@ -43,6 +43,9 @@ int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out);
 int mgs_rt_check(const mgs_rt_options *o, uint64_t device_bytes);
 void mgs_rt_free(mgs_rt *rt);
 int mgs_rt_num_gpus(const mgs_rt *rt);
+/* Compute units per GPU of the configuration (gpu.num_cus; the keys.def
+** default without a configuration). */
+int mgs_rt_num_cus(const mgs_rt *rt);
 
 /* Memory. gpu >= 0 places the whole buffer on that GPU; MGS_GPU_ALL
 ** distributes it across GPUs by platform.placement (default: contiguous

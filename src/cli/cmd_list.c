@@ -51,7 +51,7 @@ static void print_preset(const char *name, const char *path, void *ud)
     const char *d = line;
     while (*d == ';' || *d == '#' || *d == ' ')
         d++;
-    printf("  %-14s %s\n", name, d);
+    printf("  %-24s %s\n", name, d);
 }
 
 static void list_presets(void)

@@ -54,6 +54,17 @@ const coh_protocol *coh_find(const char *name)
     return NULL;
 }
 
+const char *coh_not_built(const char *name)
+{
+    static const struct { const char *name, *why; } planned[] = {
+        {"hmg", "HMG is built by the directory-coherence issue"},
+    };
+    for (size_t i = 0; i < sizeof planned / sizeof planned[0]; i++)
+        if (!strcmp(planned[i].name, name))
+            return planned[i].why;
+    return NULL;
+}
+
 int coh_remote_cache_parse(const char *s)
 {
     if (!strcmp(s, "l1"))

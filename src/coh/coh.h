@@ -169,6 +169,9 @@ typedef struct coh {
 
 /* The protocol called name, or NULL. */
 const coh_protocol *coh_find(const char *name);
+/* For a protocol the configuration names but no issue has built yet
+** (coherence.protocol = hmg): which issue builds it, else NULL. */
+const char *coh_not_built(const char *name);
 /* Adds a protocol that is not built in (a test's deliberately broken
 ** variant, an experiment linked into a program). The name must be new and
 ** fit coherence.protocol (< MGS_CFG_ENUM_MAX bytes); p is borrowed for the

@@ -28,6 +28,7 @@
 #include <ini.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define KEY_ROW(s, k, T, d, lo, hi, ch, hp, src)                            \
     {#s, #k, MGS_CFG_##T, d, (int64_t)(lo), (uint64_t)(hi), ch, hp, src,    \
@@ -306,6 +307,27 @@ static int ini_fail(ini_ctx *c, const char *fmt, const char *arg)
     return 0;
 }
 
+/* [preset] base = NAME: the preset NAME is loaded first, then the rest of
+** this file on top (a preset that differs from another in a few keys).
+** Bases nest up to MAX_BASE_DEPTH deep, which also stops a cycle. */
+#define MAX_BASE_DEPTH 4
+
+static int preset_base(ini_ctx *c, const char *name, const char *value)
+{
+    static int depth;
+    if (strcmp(name, "base"))
+        return ini_fail(c, "[preset] %s: unknown key (only base = PRESET)",
+                        name);
+    if (depth == MAX_BASE_DEPTH)
+        return ini_fail(c, "[preset] base = %s: bases nested too deep (a "
+                        "cycle?)", value);
+    depth++;
+    c->rc = mgs_config_load_preset(c->cfg, value);
+    depth--;
+    c->err_line = c->line;
+    return c->rc == MGS_OK;
+}
+
 static int ini_handler_fn(void *user, const char *section, const char *name,
                           const char *value)
 {
@@ -319,6 +341,8 @@ static int ini_handler_fn(void *user, const char *section, const char *name,
                                  "supported; put each key on its own line)");
     if (!*section)
         return ini_fail(c, "key \"%s\" before any [section]", name);
+    if (!strcmp(section, "preset"))
+        return preset_base(c, name, value);
     mgs_cfg_origin o = {.kind = MGS_ORIGIN_FILE, .line = c->line};
     snprintf(o.where, sizeof o.where, "%s", c->display);
     c->rc = mgs_config_apply(c->cfg, section, name, value, &o);
@@ -428,14 +452,25 @@ const char *mgs_config_preset_dir(void)
     return d && *d ? d : MGS_SOURCE_DIR "/configs";
 }
 
+/* NAME or FOLDER/NAME (one level: configs/halcone/sm-wt-nc.ini is
+** "halcone/sm-wt-nc"); each part letters, digits, '-', '_', '.', not
+** starting with '.'. */
 static bool preset_name_ok(const char *name)
 {
     if (!*name || strlen(name) > 60)
         return false;
-    for (const char *p = name; *p; p++)
-        if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' && *p != '.')
+    const char *slash = strchr(name, '/');
+    if (slash && (strchr(slash + 1, '/') || !slash[1]))
+        return false;
+    for (const char *p = name; *p; p++) {
+        bool start = p == name || p[-1] == '/';
+        if (start && (*p == '.' || *p == '/'))
             return false;
-    return name[0] != '.';
+        if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' &&
+            *p != '.' && *p != '/')
+            return false;
+    }
+    return true;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -443,27 +478,51 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Adds the presets of dir (prefixed "sub/" when sub is set) to names;
+** descends one level into the folders of the top directory. */
+static void collect_presets(const char *dir, const char *sub, char ***names,
+                            size_t *n, size_t *cap)
+{
+    char path[4096];
+    if (sub)
+        snprintf(path, sizeof path, "%s/%s", dir, sub);
+    else
+        snprintf(path, sizeof path, "%s", dir);
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] == '.')
+            continue;
+        if (len <= 4 || strcmp(e->d_name + len - 4, ".ini")) {
+            char inner[4400];
+            struct stat sb;
+            snprintf(inner, sizeof inner, "%s/%s", path, e->d_name);
+            if (!sub && stat(inner, &sb) == 0 && S_ISDIR(sb.st_mode))
+                collect_presets(dir, e->d_name, names, n, cap);
+            continue;
+        }
+        if (*n == *cap)
+            *names = mgs_xrealloc(*names, (*cap = *cap ? 2 * *cap : 16) *
+                                              sizeof **names);
+        char name[600];
+        snprintf(name, sizeof name, "%s%s%.*s", sub ? sub : "", sub ? "/" : "",
+                 (int)(len - 4), e->d_name);
+        (*names)[(*n)++] = mgs_xstrdup(name);
+    }
+    closedir(d);
+}
+
 size_t mgs_config_foreach_preset(void (*fn)(const char *name,
                                             const char *path, void *ud),
                                  void *ud)
 {
     const char *dir = mgs_config_preset_dir();
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
     char **names = NULL;
     size_t n = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len <= 4 || strcmp(e->d_name + len - 4, ".ini") || e->d_name[0] == '.')
-            continue;
-        if (n == cap)
-            names = mgs_xrealloc(names, (cap = cap ? 2 * cap : 16) * sizeof *names);
-        names[n] = mgs_xstrdup(e->d_name);
-        names[n++][len - 4] = '\0';
-    }
-    closedir(d);
+    collect_presets(dir, NULL, &names, &n, &cap);
     qsort(names, n, sizeof *names, cmp_str);
     for (size_t i = 0; i < n; i++) {
         if (fn) {

@@ -199,6 +199,10 @@ int platform_config_validate(const platform_config *c)
         return mgs_error_set(MGS_ECONFIG, "platform.pcie_version = %d, must "
                              "be 3..6", c->pcie_version);
     const coh_protocol *proto = coh_find(c->coherence);
+    if (!proto && coh_not_built(c->coherence))
+        return mgs_error_set(MGS_ECONFIG, "coherence.protocol = %s is not "
+                             "built yet: %s", c->coherence,
+                             coh_not_built(c->coherence));
     if (!proto)
         return mgs_error_set(MGS_ECONFIG, "coherence.protocol = '%s': no "
                              "such protocol (mgsim list shows them)",

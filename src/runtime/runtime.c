@@ -294,6 +294,17 @@ int mgs_rt_num_gpus(const mgs_rt *rt)
     return rt->opt.num_gpus;
 }
 
+int mgs_rt_num_cus(const mgs_rt *rt)
+{
+    if (rt->opt.config)
+        return (int)rt->opt.config->gpu_num_cus;
+    mgs_config *dflt = MGS_NEW(mgs_config);
+    mgs_config_defaults(dflt);
+    int cus = (int)dflt->gpu_num_cus;
+    free(dflt);
+    return cus;
+}
+
 /* ---- memory ---- */
 
 int mgs_malloc(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out)

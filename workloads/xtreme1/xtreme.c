@@ -1,6 +1,7 @@
 /*
 ** Xtreme1/2/3 (HALCONE seed 000 §4.3.2): C = A + B on float vectors cut into
-** slices, one slice per CU: with G GPUs of `cus` CUs there are G * cus
+** slices, one slice per CU: with G GPUs of `cus` CUs (default: the
+** configuration's gpu.num_cus, mgs_rt_num_cus) there are G * cus
 ** slices of L = ceil(n / (G * cus)) elements, and slice s belongs to CU
 ** s % cus of GPU s / cus. A work-group of xtreme_add processes one slice,
 ** so "CU x works on slice x" holds when the dispatcher gives each CU one
@@ -104,10 +105,13 @@ static void ref_add(float *d, const float *a, const float *b, int64_t lo,
 int xtreme_run(mgs_rt *rt, const wl_args *a, int variant)
 {
     int64_t kb = a->param[P_KB], cus = a->param[P_CUS], reps = a->param[P_REPS];
+    if (cus == 0)
+        cus = mgs_rt_num_cus(rt); /* one slice per CU of the configuration */
     if (kb < 1 || kb > 4194304 || cus < 1 || cus > 1024 || reps < 1 ||
         reps > 1000000)
         return mgs_error_set(MGS_EINVAL, "xtreme%d: need 1 <= kb <= 4194304,"
-                             " 1 <= cus <= 1024, 1 <= reps <= 10^6", variant);
+                             " 0 <= cus <= 1024 (0: gpu.num_cus), 1 <= reps "
+                             "<= 10^6", variant);
     int fits = wl_host_fits("xtreme", xtreme_footprint(a));
     if (fits)
         return fits;

@@ -14,7 +14,7 @@ uint64_t xtreme_footprint(const wl_args *a);
 
 #define XTREME_PARAMS                                                      \
     { "kb", 192, 98304, "size of each of A, B, C in KiB (192 KB - 96 MB)" }, \
-    { "cus", 64, 64, "CUs per GPU = slices per GPU (R9 Nano: 64)" },       \
+    { "cus", 0, 0, "slices per GPU (0: one per CU, gpu.num_cus)" },       \
     { "reps", 10, 10, "times each repeated step runs" }
 
 #endif
