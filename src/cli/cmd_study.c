@@ -115,6 +115,18 @@ static size_t stride(const sweep_spec *sp, long axis)
     return s;
 }
 
+/* Whether item is in the comma (or space) separated list. */
+static bool in_list(const char *list, const char *item)
+{
+    bool in = false;
+    char *copy = mgs_xstrdup(list), *save = NULL;
+    for (char *tok = strtok_r(copy, ", ", &save); tok && !in;
+         tok = strtok_r(NULL, ", ", &save))
+        in = !strcmp(tok, item);
+    free(copy);
+    return in;
+}
+
 static int build_table(const study *st, const sweep_spec *sp, const char *db,
                        table *t)
 {
@@ -128,12 +140,18 @@ static int build_table(const study *st, const sweep_spec *sp, const char *db,
     if (st->group_axis && t->ax_g < 0)
         return mgs_error_set(MGS_EINVAL, "study %s: group = %s is not an axis "
                              "of its sweep", st->path, st->group_axis);
-    for (size_t a = 0; a < sp->naxes; a++)
-        if ((long)a != t->ax_x && (long)a != t->ax_g && sp->axes[a].n > 1)
-            return mgs_error_set(MGS_EINVAL, "study %s: axis '%s' has %zu "
-                                 "values; a study varies only x and group",
-                                 st->path, sp->axes[a].name, sp->axes[a].n);
     bool norm = strcmp(st->normalise, "none") != 0;
+    /* A baseline axis of its own (neither x nor group) has the baseline
+    ** and one other value: the cells are that value's points. */
+    bool own_base = norm && t->ax_b >= 0 && t->ax_b != t->ax_x &&
+                    t->ax_b != t->ax_g;
+    for (size_t a = 0; a < sp->naxes; a++)
+        if ((long)a != t->ax_x && (long)a != t->ax_g && sp->axes[a].n > 1 &&
+            !(own_base && (long)a == t->ax_b && sp->axes[a].n == 2))
+            return mgs_error_set(MGS_EINVAL, "study %s: axis '%s' has %zu "
+                                 "values; a study varies only x and group "
+                                 "(and a baseline axis of two values)",
+                                 st->path, sp->axes[a].name, sp->axes[a].n);
     if (norm) {
         if (t->ax_b < 0)
             return mgs_error_set(MGS_EINVAL, "study %s: baseline axis '%s' is "
@@ -169,7 +187,9 @@ static int build_table(const study *st, const sweep_spec *sp, const char *db,
     size_t gn = t->ax_g >= 0 ? sp->axes[t->ax_g].n : 1;
     t->group_choice = MGS_NEW_ARRAY(size_t, gn);
     for (size_t g = 0; g < gn; g++)
-        if (!(norm && t->ax_g == t->ax_b && (long)g == t->base))
+        if (!(norm && t->ax_g == t->ax_b && (long)g == t->base) &&
+            (!st->groups || t->ax_g < 0 ||
+             in_list(st->groups, sp->axes[t->ax_g].choices[g].label)))
             t->group_choice[t->ng++] = g;
     t->nx = sp->axes[t->ax_x].n;
     t->cell = MGS_NEW_ARRAY(double, (t->nx + 1) * t->ng);
@@ -177,6 +197,8 @@ static int build_table(const study *st, const sweep_spec *sp, const char *db,
         t->cell[k] = NAN;
     for (size_t i = 0; i < n; i++) {
         const sweep_point *p = &sp->points[i];
+        if (own_base && (long)p->choice[t->ax_b] == t->base)
+            continue;
         size_t x = p->choice[t->ax_x];
         size_t gc = t->ax_g >= 0 ? p->choice[t->ax_g] : 0;
         for (size_t g = 0; g < t->ng; g++)
@@ -347,17 +369,8 @@ static void claim_report(FILE *f, const study *st, const sweep_spec *sp,
     char vals[2048] = "";
     for (size_t x = 0; x < t->nx; x++) {
         const char *xl = x_label(sp, t, x, st);
-        if (c->xs && strcmp(c->xs, "all")) {
-            /* membership in the comma list */
-            bool in = false;
-            char *copy = mgs_xstrdup(c->xs), *save = NULL;
-            for (char *tok = strtok_r(copy, ", ", &save); tok;
-                 tok = strtok_r(NULL, ", ", &save))
-                in |= !strcmp(tok, xl);
-            free(copy);
-            if (!in)
-                continue;
-        }
+        if (c->xs && strcmp(c->xs, "all") && !in_list(c->xs, xl))
+            continue;
         double v = lookup(sp, t, st, c->group ? c->group : "", xl);
         size_t len = strlen(vals);
         if (!isfinite(v)) {
@@ -387,10 +400,72 @@ static void claim_report(FILE *f, const study *st, const sweep_spec *sp,
         fprintf(f, "  Why: %s\n", c->note);
 }
 
+/* One figure's part of the report: the figure, its table, "paper |
+** mgsim | ratio" and the statements. A further figure ([figure FIG]) gets
+** its own heading, description and metric line. */
+static void report_figure(FILE *f, const study *st, const sweep_spec *sp,
+                          const table *t, bool further)
+{
+    if (further) {
+        fprintf(f, "\n## %s\n\n", st->title);
+        if (st->description)
+            fprintf(f, "%s\n\n", st->description);
+        fprintf(f, "Metric: `%s.%s`", st->component, st->metric);
+        if (strcmp(st->normalise, "none"))
+            fprintf(f, ", %s relative to `%s=%s`", st->normalise,
+                    st->baseline_axis, st->baseline_value);
+        fputs(".\n\n", f);
+    }
+    fprintf(f, "![%s](%s.png)\n\n%s\n\n| %s |", st->title, st->name,
+            further ? "### Results" : "## Results", st->x_axis);
+    for (size_t g = 0; g < t->ng; g++)
+        fprintf(f, " %s |", g_label(sp, t, g));
+    fputs("\n|---|", f);
+    for (size_t g = 0; g < t->ng; g++)
+        fputs("---:|", f);
+    fputc('\n', f);
+    size_t rows = strcmp(st->aggregate, "none") ? t->nx + 1 : t->nx;
+    for (size_t x = 0; x < rows; x++) {
+        fprintf(f, x < t->nx ? "| %s |" : "| **%s** |", x_label(sp, t, x, st));
+        for (size_t g = 0; g < t->ng; g++) {
+            double v = t->cell[x * t->ng + g];
+            if (isfinite(v))
+                fprintf(f, " %.3f |", v);
+            else
+                fputs(" - |", f);
+        }
+        fputc('\n', f);
+    }
+    if (st->nrefs) {
+        fprintf(f, "\n%s Paper and mgsim\n\n| reference | paper | mgsim | "
+                "ratio | source |\n|---|---:|---:|---:|---|\n",
+                further ? "###" : "##");
+        for (size_t r = 0; r < st->nrefs; r++) {
+            const study_ref *ref = &st->refs[r];
+            double m = lookup(sp, t, st, ref->group, ref->x);
+            char mv[32] = "n/a", ratio[32] = "n/a";
+            if (isfinite(m)) {
+                snprintf(mv, sizeof mv, "%.3f", m);
+                snprintf(ratio, sizeof ratio, "%.2f", m / ref->value);
+            }
+            fprintf(f, "| %s %s | %.3g | %s | %s | %s |\n", ref->group, ref->x,
+                    ref->value, mv, ratio, ref->source);
+        }
+    }
+    if (st->nclaims) {
+        fputs("\n## The paper's statements\n\n", f);
+        for (size_t c = 0; c < st->nclaims; c++)
+            claim_report(f, st, sp, t, &st->claims[c]);
+    }
+}
+
+/* report.md: the study's header, each figure (tables[0] is the [study]
+** figure's, tables[1 + i] figures[i]'s) and the failed points with their
+** messages. */
 static int write_report(const char *path, const study *st,
-                        const sweep_spec *sp, const table *t,
+                        const sweep_spec *sp, const table *tables,
                         const char *size, const char *command,
-                        const char *png_name, size_t failed)
+                        const char *dir, size_t failed)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -411,56 +486,44 @@ static int write_report(const char *path, const study *st,
                 st->baseline_axis, st->baseline_value);
     fprintf(f, "; %zu points, %zu failed or not run (- in the tables).\n\n",
             sp->npoints, failed);
-    fprintf(f, "![%s](%s)\n\n## Results\n\n| %s |", st->title, png_name,
-            st->x_axis);
-    for (size_t g = 0; g < t->ng; g++)
-        fprintf(f, " %s |", g_label(sp, t, g));
-    fputs("\n|---|", f);
-    for (size_t g = 0; g < t->ng; g++)
-        fputs("---:|", f);
-    fputc('\n', f);
-    size_t rows = strcmp(st->aggregate, "none") ? t->nx + 1 : t->nx;
-    for (size_t x = 0; x < rows; x++) {
-        fprintf(f, x < t->nx ? "| %s |" : "| **%s** |", x_label(sp, t, x, st));
-        for (size_t g = 0; g < t->ng; g++) {
-            double v = t->cell[x * t->ng + g];
-            if (isfinite(v))
-                fprintf(f, " %.3f |", v);
-            else
-                fputs(" - |", f);
-        }
-        fputc('\n', f);
-    }
-    if (st->nrefs) {
-        fputs("\n## Paper and mgsim\n\n| reference | paper | mgsim | ratio "
-              "| source |\n|---|---:|---:|---:|---|\n", f);
-        for (size_t r = 0; r < st->nrefs; r++) {
-            const study_ref *ref = &st->refs[r];
-            double m = lookup(sp, t, st, ref->group, ref->x);
-            char mv[32] = "n/a", ratio[32] = "n/a";
-            if (isfinite(m)) {
-                snprintf(mv, sizeof mv, "%.3f", m);
-                snprintf(ratio, sizeof ratio, "%.2f", m / ref->value);
-            }
-            fprintf(f, "| %s %s | %.3g | %s | %s | %s |\n", ref->group, ref->x,
-                    ref->value, mv, ratio, ref->source);
-        }
-    }
-    if (st->nclaims) {
-        fputs("\n## The paper's statements\n\n", f);
-        for (size_t c = 0; c < st->nclaims; c++)
-            claim_report(f, st, sp, t, &st->claims[c]);
-    }
+    report_figure(f, st, sp, &tables[0], false);
+    for (size_t i = 0; i < st->nfigures; i++)
+        report_figure(f, &st->figures[i], sp, &tables[1 + i], true);
     if (failed) {
         fputs("\n## Failed points\n\n", f);
         for (size_t i = 0; i < sp->npoints; i++)
-            if (t->code[i] != 0)
-                fprintf(f, "- point %zu (%s): %s\n", i, sp->points[i].label,
-                        t->code[i] < 0 ? "not run" : "failed (see sweep.db)");
+            if (tables[0].code[i] != 0) {
+                char msg[512] = "";
+                if (tables[0].code[i] > 0)
+                    sweep_point_message(sp, dir, i, msg, sizeof msg);
+                fprintf(f, "- point %zu (%s): ", i, sp->points[i].label);
+                if (tables[0].code[i] < 0)
+                    fputs("not run\n", f);
+                else
+                    fprintf(f, "exit %d%s%s\n", tables[0].code[i],
+                            *msg ? ": " : " (see sweep.db)", msg);
+            }
     }
     if (fclose(f) != 0)
         return mgs_error_set(MGS_EIO, "%s: cannot write", path);
     return MGS_OK;
+}
+
+/* One figure's table and files: NAME.csv (every point), NAME-figure.csv
+** and NAME.png. */
+static int write_figure(const study *st, const sweep_spec *sp,
+                        const char *db, const char *dir, table *t)
+{
+    char csv[4400], fig[4400], png[4400];
+    snprintf(csv, sizeof csv, "%s/%s.csv", dir, st->name);
+    snprintf(fig, sizeof fig, "%s/%s-figure.csv", dir, st->name);
+    snprintf(png, sizeof png, "%s/%s.png", dir, st->name);
+    int rc;
+    if ((rc = build_table(st, sp, db, t)) == MGS_OK &&
+        (rc = write_points_csv(csv, st, sp, t)) == MGS_OK &&
+        (rc = write_figure_csv(fig, st, sp, t)) == MGS_OK)
+        rc = draw(st, fig, png);
+    return rc;
 }
 
 typedef struct study_opts {
@@ -524,7 +587,8 @@ int cmd_study(int argc, char **argv)
     bool help = false;
     study st = {0};
     sweep_spec sp = {0};
-    table t = {0};
+    table *tables = NULL;
+    size_t nt = 0;
     int exit_code = parse(&o, argc, argv, &help);
     if (exit_code != MGS_EXIT_OK || help) {
         if (help)
@@ -578,36 +642,35 @@ int cmd_study(int argc, char **argv)
         exit_code = cli_fail(rc);
         goto out;
     }
-    char db[4200], csv[4400], fig[4400], png[4400], rep[4200];
+    char db[4200], rep[4200], command[512];
     snprintf(db, sizeof db, "%s/sweep.db", dir);
-    snprintf(csv, sizeof csv, "%s/%s.csv", dir, st.name);
-    snprintf(fig, sizeof fig, "%s/%s-figure.csv", dir, st.name);
-    snprintf(png, sizeof png, "%s/%s.png", dir, st.name);
     snprintf(rep, sizeof rep, "%s/report.md", dir);
-    char command[512], png_name[300];
     snprintf(command, sizeof command, "mgsim study %s --size %s", st.name, size);
-    snprintf(png_name, sizeof png_name, "%s.png", st.name);
-    if ((rc = build_table(&st, &sp, db, &t)) == MGS_OK &&
-        (rc = write_points_csv(csv, &st, &sp, &t)) == MGS_OK &&
-        (rc = write_figure_csv(fig, &st, &sp, &t)) == MGS_OK &&
-        (rc = draw(&st, fig, png)) == MGS_OK)
-        rc = write_report(rep, &st, &sp, &t, size, command, png_name,
+    nt = 1 + st.nfigures;
+    tables = MGS_NEW_ARRAY(table, nt);
+    for (size_t i = 0; i < nt && rc == MGS_OK; i++)
+        rc = write_figure(i ? &st.figures[i - 1] : &st, &sp, db, dir,
+                          &tables[i]);
+    if (rc == MGS_OK)
+        rc = write_report(rep, &st, &sp, tables, size, command, dir,
                           res.failed + res.missing);
     if (rc != MGS_OK) {
         exit_code = cli_fail(rc);
         goto out;
     }
     printf("mgsim study %s (size %s): %zu points: %zu run, %zu reused, %zu "
-           "failed, %zu missing\n  report   %s\n  figure   %s\n  points   %s\n",
-           st.name, size, sp.npoints, res.ran, res.reused, res.failed,
-           res.missing, rep, png, csv);
+           "failed, %zu missing\n  report   %s\n  figure   %s/%s.png\n  points"
+           "   %s/%s.csv\n", st.name, size, sp.npoints, res.ran, res.reused,
+           res.failed, res.missing, rep, dir, st.name, dir, st.name);
     exit_code = res.failed || res.missing ? MGS_EXIT_VERIFY : MGS_EXIT_OK;
     if (exit_code != MGS_EXIT_OK) {
         printf("failed points:\n");
         sweep_print_failures(&sp, dir, stdout);
     }
 out:
-    table_free(&t);
+    for (size_t i = 0; i < nt; i++)
+        table_free(&tables[i]);
+    free(tables);
     sweep_spec_free(&sp);
     study_free(&st);
     return exit_code;

@@ -11,6 +11,7 @@
 **   x = workload              group = variant
 **   aggregate = geomean | mean | none
 **   figure = bars | lines     ylabel = speedup over 1 GPU
+**   groups = a, b             ; show only these groups (default: all)
 **   min_footprint = 8MB       ; --size study: every point must exceed it
 **   [paper]
 **   GROUP.X = VALUE | source  ; X a value of the x axis, or "geomean"
@@ -18,6 +19,11 @@
 **   text = ...   source = ...   group = monolithic4
 **   workloads = all | km, mt   min = 4   max = 2.5   share = 0.5
 **   note = why mgsim differs, when it does
+**   [figure FIG]              ; more figures of the same points: any of
+**   metric = reads + writes   ; title, description, component, metric,
+**   component = Stack*.DRAM*  ; baseline, normalise, aggregate, figure,
+**   [paper FIG]               ; ylabel (the rest from [study]); its own
+**   GROUP.X = VALUE | source  ; references. Outputs NAME-FIG.csv/.png.
 **
 ** study_load reads it; cmd_study.c runs the sweep and writes the outputs.
 */
@@ -40,6 +46,8 @@ typedef struct study_claim {
 } study_claim;
 
 typedef struct study {
+    /* A [figure FIG] is a study of its own: name "NAME-FIG", no text, no
+    ** figures, its unset keys taken from the [study] section. */
     char *name, *path, *text;             /* the file */
     char *title, *source, *description;
     char *component, *metric;
@@ -48,11 +56,14 @@ typedef struct study {
     char *x_axis, *group_axis;
     char *aggregate;                      /* "geomean", "mean", "none" */
     char *figure, *ylabel;
+    char *groups;                         /* groups shown (list); NULL: all */
     uint64_t min_footprint;               /* bytes; 0: no check */
     study_ref *refs;
     size_t nrefs;
     study_claim *claims;
     size_t nclaims;
+    struct study *figures;                /* the [figure FIG] sections */
+    size_t nfigures;
 } study;
 
 /* The folder of study files: $MGSIM_STUDY_DIR, else the source tree's

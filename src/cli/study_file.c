@@ -100,6 +100,7 @@ static int on_study(load_state *st, const char *key, const char *v)
         {"aggregate", offsetof(study, aggregate)},
         {"figure", offsetof(study, figure)},
         {"ylabel", offsetof(study, ylabel)},
+        {"groups", offsetof(study, groups)},
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         if (!strcmp(key, strs[i].key)) {
@@ -190,6 +191,34 @@ static int on_claim(load_state *st, const char *name, const char *key,
     return 1;
 }
 
+/* The [figure FIG] study called fig, created on first use. */
+static study *figure(study *s, const char *fig)
+{
+    for (size_t i = 0; i < s->nfigures; i++)
+        if (!strcmp(s->figures[i].name + strlen(s->name) + 1, fig))
+            return &s->figures[i];
+    s->figures = mgs_xrealloc(s->figures, (s->nfigures + 1) * sizeof *s->figures);
+    study *f = &s->figures[s->nfigures++];
+    memset(f, 0, sizeof *f);
+    size_t n = strlen(s->name) + strlen(fig) + 2;
+    f->name = mgs_xmalloc(n);
+    snprintf(f->name, n, "%s-%s", s->name, fig);
+    f->path = mgs_xstrdup(s->path);
+    return f;
+}
+
+/* Runs a section handler on the [figure FIG] study instead. */
+static int on_figure(load_state *st, const char *fig, const char *key,
+                     const char *value,
+                     int (*fn)(load_state *, const char *, const char *))
+{
+    load_state sub = {.s = figure(st->s, fig), .rc = MGS_OK};
+    int ok = fn(&sub, key, value);
+    if (!ok)
+        st->rc = sub.rc;
+    return ok;
+}
+
 static int on_key(void *user, const char *section, const char *key,
                   const char *value)
 {
@@ -198,9 +227,64 @@ static int on_key(void *user, const char *section, const char *key,
         return on_study(st, key, value);
     if (!strcmp(section, "paper"))
         return on_paper(st, key, value);
+    if (!strncmp(section, "figure ", 7))
+        return on_figure(st, section + 7, key, value, on_study);
+    if (!strncmp(section, "paper ", 6))
+        return on_figure(st, section + 6, key, value, on_paper);
     if (!strncmp(section, "claim ", 6))
         return on_claim(st, section + 6, key, value);
     return 1; /* sweep sections */
+}
+
+/* Fills the defaults (from the [study] section `from` for a figure) and
+** checks the keys' values. */
+static int finish(study *out, const study *from)
+{
+    const char *path = out->path;
+    if (from) {
+        char **mine[] = {&out->component, &out->metric, &out->baseline_axis,
+                         &out->baseline_value, &out->normalise, &out->x_axis,
+                         &out->group_axis, &out->aggregate, &out->figure,
+                         &out->ylabel};
+        char *const *theirs[] = {&from->component, &from->metric,
+                                 &from->baseline_axis, &from->baseline_value,
+                                 &from->normalise, &from->x_axis,
+                                 &from->group_axis, &from->aggregate,
+                                 &from->figure, &from->ylabel};
+        for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
+            if (!*mine[i] && *theirs[i])
+                *mine[i] = mgs_xstrdup(*theirs[i]);
+        if (!out->title)
+            out->title = mgs_xstrdup(out->name);
+    }
+    if (!out->metric || !out->x_axis)
+        return mgs_error_set(MGS_EINVAL, "study %s: [study] needs metric and x",
+                             path);
+    if (!out->component)
+        out->component = mgs_xstrdup("run");
+    if (!out->normalise)
+        out->normalise = mgs_xstrdup(out->baseline_axis ? "speedup" : "none");
+    if (!out->aggregate)
+        out->aggregate = mgs_xstrdup("geomean");
+    if (!out->figure)
+        out->figure = mgs_xstrdup("bars");
+    if (!out->title)
+        out->title = mgs_xstrdup(out->name);
+    if (strcmp(out->normalise, "speedup") && strcmp(out->normalise, "ratio") &&
+        strcmp(out->normalise, "none"))
+        return mgs_error_set(MGS_EINVAL, "study %s: normalise = %s: use "
+                             "speedup, ratio or none", path, out->normalise);
+    if (strcmp(out->normalise, "none") && !out->baseline_axis)
+        return mgs_error_set(MGS_EINVAL, "study %s: normalise = %s needs "
+                             "baseline = AXIS=VALUE", path, out->normalise);
+    if (strcmp(out->aggregate, "geomean") && strcmp(out->aggregate, "mean") &&
+        strcmp(out->aggregate, "none"))
+        return mgs_error_set(MGS_EINVAL, "study %s: aggregate = %s: use "
+                             "geomean, mean or none", path, out->aggregate);
+    if (strcmp(out->figure, "bars") && strcmp(out->figure, "lines"))
+        return mgs_error_set(MGS_EINVAL, "study %s: figure = %s: use bars "
+                             "or lines", path, out->figure);
+    return MGS_OK;
 }
 
 int study_load(const char *name, study *out)
@@ -227,35 +311,10 @@ int study_load(const char *name, study *out)
     if (rc == MGS_OK && line)
         rc = mgs_error_set(MGS_EINVAL, "study %s:%d: not a valid line", path,
                            line);
-    if (rc == MGS_OK && (!out->metric || !out->x_axis))
-        rc = mgs_error_set(MGS_EINVAL, "study %s: [study] needs metric and x",
-                           path);
-    if (rc == MGS_OK) {
-        if (!out->component)
-            out->component = mgs_xstrdup("run");
-        if (!out->normalise)
-            out->normalise = mgs_xstrdup(out->baseline_axis ? "speedup" : "none");
-        if (!out->aggregate)
-            out->aggregate = mgs_xstrdup("geomean");
-        if (!out->figure)
-            out->figure = mgs_xstrdup("bars");
-        if (!out->title)
-            out->title = mgs_xstrdup(out->name);
-        if (strcmp(out->normalise, "speedup") && strcmp(out->normalise, "ratio") &&
-            strcmp(out->normalise, "none"))
-            rc = mgs_error_set(MGS_EINVAL, "study %s: normalise = %s: use "
-                               "speedup, ratio or none", path, out->normalise);
-        else if (strcmp(out->normalise, "none") && !out->baseline_axis)
-            rc = mgs_error_set(MGS_EINVAL, "study %s: normalise = %s needs "
-                               "baseline = AXIS=VALUE", path, out->normalise);
-        else if (strcmp(out->aggregate, "geomean") &&
-                 strcmp(out->aggregate, "mean") && strcmp(out->aggregate, "none"))
-            rc = mgs_error_set(MGS_EINVAL, "study %s: aggregate = %s: use "
-                               "geomean, mean or none", path, out->aggregate);
-        else if (strcmp(out->figure, "bars") && strcmp(out->figure, "lines"))
-            rc = mgs_error_set(MGS_EINVAL, "study %s: figure = %s: use bars "
-                               "or lines", path, out->figure);
-    }
+    if (rc == MGS_OK)
+        rc = finish(out, NULL);
+    for (size_t i = 0; rc == MGS_OK && i < out->nfigures; i++)
+        rc = finish(&out->figures[i], out);
     if (rc != MGS_OK)
         study_free(out);
     return rc;
@@ -267,7 +326,7 @@ void study_free(study *s)
                      &s->description, &s->component, &s->metric,
                      &s->baseline_axis, &s->baseline_value, &s->normalise,
                      &s->x_axis, &s->group_axis, &s->aggregate, &s->figure,
-                     &s->ylabel};
+                     &s->ylabel, &s->groups};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);
     for (size_t i = 0; i < s->nrefs; i++) {
@@ -286,5 +345,8 @@ void study_free(study *s)
         free(c->note);
     }
     free(s->claims);
+    for (size_t i = 0; i < s->nfigures; i++)
+        study_free(&s->figures[i]);
+    free(s->figures);
     memset(s, 0, sizeof *s);
 }

@@ -154,6 +154,10 @@ int sweep_run_point(const sweep_spec *s, const sweep_run_opts *opts,
 /* Merges the finished points of DIR into DIR/sweep.db (rebuilt) and
 ** counts reused (= finished), failed and missing points. */
 int sweep_merge(const sweep_spec *s, const char *dir, sweep_outcome *out);
+/* Point i's recorded exit code and message (into msg), -1 if it has not
+** run. */
+int sweep_point_message(const sweep_spec *s, const char *dir, size_t i,
+                        char *msg, size_t size);
 /* Prints the failed and missing points (label, exit code, message). */
 void sweep_print_failures(const sweep_spec *s, const char *dir, FILE *f);
 /* Reads DIR/sweep.ini. */

@@ -459,16 +459,27 @@ int sweep_merge(const sweep_spec *s, const char *dir, sweep_outcome *out)
     return rc != MGS_OK ? rc : crc;
 }
 
+int sweep_point_message(const sweep_spec *s, const char *dir, size_t i,
+                        char *msg, size_t size)
+{
+    point_files f;
+    files_of(dir, &s->points[i], &f);
+    int code;
+    if (mgs_point_db_read(f.db, &code, msg, size) != MGS_OK) {
+        *msg = '\0';
+        return -1;
+    }
+    return code;
+}
+
 void sweep_print_failures(const sweep_spec *s, const char *dir, FILE *out)
 {
     for (size_t i = 0; i < s->npoints; i++) {
         const sweep_point *p = &s->points[i];
-        point_files f;
-        files_of(dir, p, &f);
-        int code;
         char msg[1024];
         const char *name = *p->label ? p->label : p->workload;
-        if (mgs_point_db_read(f.db, &code, msg, sizeof msg) != MGS_OK)
+        int code = sweep_point_message(s, dir, i, msg, sizeof msg);
+        if (code < 0)
             fprintf(out, "  point %zu (%s): not run\n", i, name);
         else if (code != 0)
             fprintf(out, "  point %zu (%s): exit %d: %s\n", i, name, code,

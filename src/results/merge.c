@@ -216,18 +216,39 @@ int mgs_sweep_db_values(const char *path, const char *component,
         values[i] = NAN;
         exit_codes[i] = -1;
     }
+    /* component as a LIKE pattern ('*' -> '%', LIKE's own characters
+    ** escaped); metric as ",a,b," for instr(). */
+    size_t cl = strlen(component), ml = strlen(metric);
+    char *pattern = mgs_xmalloc(2 * cl + 1), *names = mgs_xmalloc(ml + 3);
+    char *q = pattern;
+    for (const char *c = component; *c; c++) {
+        if (*c == '%' || *c == '_' || *c == '\\')
+            *q++ = '\\';
+        *q++ = *c == '*' ? '%' : *c;
+    }
+    *q = '\0';
+    q = names;
+    *q++ = ',';
+    for (const char *c = metric; *c; c++)
+        if (*c == '+')
+            *q++ = ',';
+        else if (*c != ' ' && *c != '\t')
+            *q++ = *c;
+    *q++ = ',';
+    *q = '\0';
     sqlite3 *h = NULL;
     sqlite3_stmt *st = NULL;
     int rc = MGS_OK;
     if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(h,
-            "SELECT p.idx, p.exit_code, (SELECT m.value FROM metrics m"
-            " WHERE m.run_id = p.run_id AND m.component = ?1"
-            " AND m.metric = ?2) FROM sweep_points p", -1, &st, NULL) != SQLITE_OK)
+            "SELECT p.idx, p.exit_code, (SELECT SUM(m.value) FROM metrics m"
+            " WHERE m.run_id = p.run_id AND m.component LIKE ?1 ESCAPE '\\'"
+            " AND instr(?2, ',' || m.metric || ',') > 0)"
+            " FROM sweep_points p", -1, &st, NULL) != SQLITE_OK)
         rc = sql_error(h, path, "cannot read the sweep");
     if (rc == MGS_OK) {
-        sqlite3_bind_text(st, 1, component, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 1, pattern, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, names, -1, SQLITE_STATIC);
         while (sqlite3_step(st) == SQLITE_ROW) {
             sqlite3_int64 i = sqlite3_column_int64(st, 0);
             if (i < 0 || (size_t)i >= n)
@@ -239,5 +260,7 @@ int mgs_sweep_db_values(const char *path, const char *component,
     }
     sqlite3_finalize(st);
     sqlite3_close(h);
+    free(pattern);
+    free(names);
     return rc;
 }

@@ -39,7 +39,9 @@ int mgs_merge_close(mgs_merge *m, int commit);
 
 /* Reads back a merged sweep: for each point index < n, its exit code
 ** (exit_codes[i] = -1 if the point is missing) and the value of
-** (component, metric) (NAN if absent). */
+** (component, metric) (NAN if absent). A '*' in component matches any
+** text and metric may be "a + b": the value is then the sum over every
+** matching component and listed metric ("GPU*.L2[*]", "reads + writes"). */
 int mgs_sweep_db_values(const char *path, const char *component,
                         const char *metric, size_t n, double *values,
                         int *exit_codes);
