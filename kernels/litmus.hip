@@ -10,8 +10,9 @@
 ** The plan (written by the host) starts with 16 pointers to the x buffers
 ** and 16 to the y buffers (one per GPU: buffer g lives on GPU g), then
 ** holds two words per work-group w: role | xsel << 8 | ysel << 12 |
-** delay << 16, and group. Work-group w plays that role for group g with x
-** and y in the buffers of GPUs xsel and ysel, after a delay loop; lane l is
+** delay << 16, and group | delay2 << 16. Work-group w plays that role for
+** group g with x and y in the buffers of GPUs xsel and ysel, after a delay
+** loop (delay2: a second one inside the test, MP's reader); lane l is
 ** test instance i = 64g + l (all lanes of a wave play the same role for 64
 ** instances). Sixteen instances share a line, one dword each: x[LOC(i)],
 ** y[LOC(i)] with LOC(i) = (i / 16) * STRIDE + i % 16, so one instruction of
@@ -59,25 +60,38 @@ template <int V> __device__ inline void fence()
         __threadfence_system();
 }
 
-/* MP: r0 = y, r1 = x; forbidden r0=1 r1=0. */
-template <int V> __device__ void mp(unsigned role, int *x, int *y, int *r)
+/* MP: r0 = y, r1 = x; forbidden r0=1 r1=0. As HIP programs pass data,
+** x is the data (work-group-scope atomics: ordinary loads and stores that
+** the L1 caches) and y the flag (an atomic of the variant's scope). The
+** reader first reads x once (r2, not part of the outcome) and waits a
+** second drawn delay, so that its L1 may hold x = 0 when it sees the flag:
+** with fences, the acquire fence must drop that copy (a protocol whose
+** fences keep the L1 fails here); without, the stale read shows. */
+template <int V> __device__ void mp(unsigned role, int *x, int *y, int *r,
+                                    unsigned delay2)
 {
     if (role == 0) {
-        st<V>(x, 1);
+        st<PLAIN>(x, 1);
         fence<V>();
         st<V>(y, 1);
     } else {
+        int r2 = ld<PLAIN>(x);
+        for (unsigned d = 0; d < delay2; d++)
+            __asm__ volatile("s_nop 0" ::: "memory");
         int r0 = ld<V>(y);
         fence<V>();
-        int r1 = ld<V>(x);
+        int r1 = ld<PLAIN>(x);
         r[0] = r0;
         r[1] = r1;
+        r[2] = r2;
     }
 }
 
 /* SB: forbidden r0=0 r1=0. */
-template <int V> __device__ void sb(unsigned role, int *x, int *y, int *r)
+template <int V> __device__ void sb(unsigned role, int *x, int *y, int *r,
+                                    unsigned delay2)
 {
+    (void)delay2;
     if (role == 0) {
         st<V>(x, 1);
         fence<V>();
@@ -90,8 +104,10 @@ template <int V> __device__ void sb(unsigned role, int *x, int *y, int *r)
 }
 
 /* LB: forbidden r0=1 r1=1. */
-template <int V> __device__ void lb(unsigned role, int *x, int *y, int *r)
+template <int V> __device__ void lb(unsigned role, int *x, int *y, int *r,
+                                    unsigned delay2)
 {
+    (void)delay2;
     if (role == 0) {
         int r0 = ld<V>(x);
         fence<V>();
@@ -106,8 +122,10 @@ template <int V> __device__ void lb(unsigned role, int *x, int *y, int *r)
 }
 
 /* CoRR: forbidden r0=1 r1=0 (one location, read twice). */
-template <int V> __device__ void corr(unsigned role, int *x, int *y, int *r)
+template <int V> __device__ void corr(unsigned role, int *x, int *y, int *r,
+                                      unsigned delay2)
 {
+    (void)delay2;
     (void)y;
     if (role == 0) {
         st<V>(x, 1);
@@ -121,8 +139,10 @@ template <int V> __device__ void corr(unsigned role, int *x, int *y, int *r)
 }
 
 /* IRIW: forbidden r0=1 r1=0 r2=1 r3=0. */
-template <int V> __device__ void iriw(unsigned role, int *x, int *y, int *r)
+template <int V> __device__ void iriw(unsigned role, int *x, int *y, int *r,
+                                      unsigned delay2)
 {
+    (void)delay2;
     if (role == 0) {
         st<V>(x, 1);
     } else if (role == 1) {
@@ -143,8 +163,10 @@ template <int V> __device__ void iriw(unsigned role, int *x, int *y, int *r)
 }
 
 /* 2+2W: final x, y read by the host; forbidden x=1 y=1. */
-template <int V> __device__ void w22(unsigned role, int *x, int *y, int *r)
+template <int V> __device__ void w22(unsigned role, int *x, int *y, int *r,
+                                     unsigned delay2)
 {
+    (void)delay2;
     (void)r;
     if (role == 0) {
         st<V>(x, 1);
@@ -180,7 +202,7 @@ __device__ void stress(int *x, int *y, unsigned group, unsigned ninst,
         const unsigned *plan, int *out, unsigned ninst, unsigned stress_iters) \
     {                                                                         \
         const unsigned *wg = plan + PLAN_HEADER + 2 * blockIdx.x;             \
-        unsigned word = wg[0], group = wg[1];                                 \
+        unsigned word = wg[0], group = wg[1] & 0xffffu, delay2 = wg[1] >> 16;  \
         int *const *tab = (int *const *)plan;                                 \
         int *x = tab[(word >> 8) & 15u], *y = tab[16 + ((word >> 12) & 15u)]; \
         unsigned role = word & 0xffu, delay = word >> 16;                     \
@@ -189,9 +211,9 @@ __device__ void stress(int *x, int *y, unsigned group, unsigned ninst,
             return;                                                           \
         }                                                                     \
         for (unsigned d = 0; d < delay; d++)                                  \
-            __asm__ volatile("s_nop 0");                                      \
+            __asm__ volatile("s_nop 0" ::: "memory");                         \
         unsigned i = group * 64u + threadIdx.x;                               \
-        test<V>(role, x + LOC(i), y + LOC(i), out + 4u * i);                  \
+        test<V>(role, x + LOC(i), y + LOC(i), out + 4u * i, delay2);          \
     }
 
 #define LITMUS3(test)                                                         \

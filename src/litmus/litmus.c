@@ -213,7 +213,7 @@ static int plan_gpu(run_state *s, int gpu, const int *roles, int nroles,
             }
             uint32_t d = wl_rng_below(&s->rng, max_delay + 1);
             words[2 * w] = plan_word((uint32_t)order[i], s->hx[g], s->hy[g], d);
-            words[2 * w + 1] = g;
+            words[2 * w + 1] = g | wl_rng_below(&s->rng, max_delay + 1) << 16;
             w++;
         }
     }
@@ -325,9 +325,9 @@ int litmus_run(mgs_rt *rt, const litmus_test *t, const litmus_opts *o,
 {
     memset(out, 0, sizeof *out);
     int ngpus = mgs_rt_num_gpus(rt);
-    if (o->iterations == 0 || o->groups == 0)
-        return mgs_error_set(MGS_EINVAL, "litmus: iterations and groups "
-                             "must be at least 1");
+    if (o->iterations == 0 || o->groups == 0 || o->groups > 4096)
+        return mgs_error_set(MGS_EINVAL, "litmus: iterations must be at "
+                             "least 1 and groups in [1, 4096]");
     if (o->placement == LITMUS_GPU && ngpus < 2)
         return mgs_error_set(MGS_EINVAL, "litmus: placement gpu needs at "
                              "least 2 GPUs (platform.gpus is %d)", ngpus);
