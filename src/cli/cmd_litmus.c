@@ -63,9 +63,7 @@ typedef struct litmus_cli {
     litmus_opts run;
 } litmus_cli;
 
-static const struct {
-    const char *option, *key;
-} shorthands[] = {
+static const cli_shorthand shorthands[] = {
     {"--mode", "sim.mode"},
     {"--gpus", "platform.gpus"},
     {"--platform", "platform.type"},
@@ -98,19 +96,11 @@ static int parse(litmus_cli *o, int argc, char **argv, bool *help)
             return MGS_EXIT_USAGE;
         if (r > 0)
             continue;
-        bool matched = false;
-        for (size_t s = 0; s < sizeof shorthands / sizeof shorthands[0]; s++) {
-            r = cli_opt_value(argc, argv, &i, shorthands[s].option, &v);
-            if (r < 0)
-                return MGS_EXIT_USAGE;
-            if (r > 0) {
-                cli_cfg_add_set(&o->cfg, shorthands[s].key, v,
-                                shorthands[s].option);
-                matched = true;
-                break;
-            }
-        }
-        if (matched)
+        r = cli_shorthand_take(&o->cfg, shorthands, sizeof shorthands /
+                               sizeof shorthands[0], argc, argv, &i);
+        if (r < 0)
+            return MGS_EXIT_USAGE;
+        if (r > 0)
             continue;
         if ((r = cli_opt_value(argc, argv, &i, "--iterations", &v)) != 0) {
             if (r < 0 || take_u64("--iterations", v, 1, 1000000000, &n))
@@ -182,15 +172,19 @@ static double wall_seconds(void)
 }
 
 static void print_result(const litmus_test *t, const litmus_opts *ro,
-                         const litmus_result *r, double wall)
+                         const litmus_result *r, bool timing, double wall)
 {
+    char sim[48] = "emu, no simulated time";
+    if (timing)
+        snprintf(sim, sizeof sim, "%.3f ms simulated",
+                 (double)r->sim_time_ps * 1e-9);
     printf("%s  placement %s, %s: %" PRIu64 " iterations, %" PRIu64
-           " launches, %.3f ms simulated, %.1f s\n", t->name,
+           " launches, %s, %.1f s\n", t->name,
            litmus_placement_name(ro->placement),
            !ro->fenced ? "no fences"
            : ro->placement == LITMUS_GPU ? "fences (system scope)"
                                          : "fences (agent scope)",
-           r->iterations, r->launches, (double)r->sim_time_ps * 1e-9, wall);
+           r->iterations, r->launches, sim, wall);
     unsigned bad = litmus_forbidden_key(t);
     for (unsigned k = 0; k < LITMUS_MAX_OUTCOMES; k++) {
         if (!r->count[k] && k != bad)
@@ -228,7 +222,7 @@ static int run_one(const mgs_config *cfg, const litmus_test *t,
     double wall = wall_seconds() - t0;
     mgs_rt_free(rt);
     if (rc == MGS_OK) {
-        print_result(t, ro, r, wall);
+        print_result(t, ro, r, opt.mode == MGS_MODE_TIMING, wall);
         fflush(stdout);
         if (ro->fenced)
             *seen += r->forbidden;
@@ -268,6 +262,7 @@ int cmd_litmus(int argc, char **argv)
            cfg->platform_gpus, cfg->platform_gpus == 1 ? "" : "s",
            cfg->platform_type, cfg->sim_mode, o.run.seed, o.run.stress_wgs,
            o.run.max_delay);
+    fflush(stdout);
     uint64_t seen = 0;
     for (size_t i = 0; i < o.ntests; i++)
         for (int p = LITMUS_CU; p <= LITMUS_GPU; p++) {

@@ -43,13 +43,8 @@ static const coh_protocol nc_stale_l1 = {
 static void rig_open(rt_rig *r, mgs_mode mode, const char *protocol,
                      const char *platform, int gpus)
 {
-    memset(r, 0, sizeof *r);
-    mgs_config_defaults(&r->cfg);
-    static const char *const small[] = {"gpu.num_cus=4", "gpu.cus_per_sa=2",
-                                        "gpu.l2_banks=2", "tlb.l2_count=2",
-                                        NULL};
-    for (size_t i = 0; small[i]; i++)
-        assert_int_equal(mgs_config_set(&r->cfg, small[i], "test"), MGS_OK);
+    rt_rig_configure(r, NULL);
+    /* Directly: a test protocol is not among the key's choices. */
     snprintf(r->cfg.coherence_protocol, sizeof r->cfg.coherence_protocol,
              "%s", protocol);
     rt_rig_start(r, mode, gpus, 256ull << 20, platform);
