@@ -8,16 +8,19 @@
 
 N=${MGSIM_LITMUS_ITERATIONS:-2000}
 
-# protocol platform placement: every fenced test on 2 GPUs must be clean.
+# protocol:platform:placement[:set,set...]: every fenced test on 2 GPUs must
+# be clean (the optional fourth field: --set assignments, comma-separated).
 # nc keeps dirty lines in each GPU's L2 on `shared`, so across GPUs it gives
 # no intra-kernel coherence there (checked below): CUs only.
 CLEAN="nc:discrete:both nc:unified:both nc:shared:cu"
-# CLEAN="$CLEAN halcone:shared:both"   # HALCONE (issue 14), once merged
+# CLEAN="$CLEAN halcone:shared:both:l2.write_policy=writethrough"   # HALCONE (issue 14), once merged
 
 for c in $CLEAN; do
-    IFS=: read -r proto plat place <<<"$c"
+    IFS=: read -r proto plat place sets <<<"$c"
+    args=()
+    for a in ${sets//,/ }; do args+=(--set "$a"); done
     expect_exit 0 "$MGSIM" litmus --protocol "$proto" --platform "$plat" \
-        --gpus 2 --placement "$place" --fences on --iterations "$N"
+        --gpus 2 --placement "$place" --fences on --iterations "$N" "${args[@]}"
     expect_in "$OUT" "mgsim litmus: ok: no forbidden outcome"
     [ "$(grep -c ' iterations, ' "$OUT")" -eq \
       "$([ "$place" = both ] && echo 12 || echo 6)" ] || fail "$c: run count"
