@@ -149,12 +149,14 @@ static bool hc_hit_valid(void *pd, cache *c, uint64_t line, uint64_t *meta,
     }
     if (h->cts <= meta_rts(*meta))
         return true;
-    if (req->base.type == MEM_READ) {
+    memo_slot *ms = memo_of(h, line);
+    if (req->base.type == MEM_READ && ms->line != line) {
+        /* Counted once per refetch: a request that must wait for an MSHR
+        ** asks again, and finds its line memoised. */
         stat_inc(h->coherence_misses);
         uint8_t bytes[MEM_LINE_MAX];
         if (line && h->line_bytes && cache_probe(c, line, bytes, NULL))
-            *memo_of(h, line) = (memo_slot){line,
-                                            hash_bytes(bytes, h->line_bytes)};
+            *ms = (memo_slot){line, hash_bytes(bytes, h->line_bytes)};
     }
     note_refetch(h, line);
     return false;
