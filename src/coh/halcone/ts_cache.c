@@ -46,10 +46,11 @@
 #define HC_NO_EPOCH 0xffffffffu
 
 #define MEMO_SLOTS 64u
+#define MSHR_SLOTS 256u  /* > the MSHRs of a bank: few collisions */
 #define MSG_HEADER_BYTES 8u  /* as every memory message (cache.c) */
 
 typedef struct memo_slot {
-    uint64_t line;            /* 0: empty (line 0 is never memoised) */
+    uint64_t key;             /* line + 1; 0: empty */
     uint64_t hash;
 } memo_slot;
 
@@ -66,6 +67,13 @@ struct hc_cache {
     /* Lines refetched after their lease expired, with a hash of the data
     ** they held: a refetch that brings the same bytes is a lease renewal. */
     memo_slot memo[MEMO_SLOTS];
+    /* Acquires so far, and per line (direct-mapped) the count when its
+    ** fill was sent or its lock taken: a read after a later acquire must
+    ** not take that copy (hc_may_merge). */
+    uint64_t acquires;
+    struct {
+        uint64_t line, acquires;
+    } mshr_seen[MSHR_SLOTS];
     stat_counter *coherence_misses, *lease_renewals, *ts_overflows;
     stat_counter own[3];
     hc_cache *next, *next_l2;
@@ -150,13 +158,14 @@ static bool hc_hit_valid(void *pd, cache *c, uint64_t line, uint64_t *meta,
     if (h->cts <= meta_rts(*meta))
         return true;
     memo_slot *ms = memo_of(h, line);
-    if (req->base.type == MEM_READ && ms->line != line) {
+    if (req->base.type == MEM_READ && ms->key != line + 1) {
         /* Counted once per refetch: a request that must wait for an MSHR
         ** asks again, and finds its line memoised. */
         stat_inc(h->coherence_misses);
         uint8_t bytes[MEM_LINE_MAX];
-        if (line && h->line_bytes && cache_probe(c, line, bytes, NULL))
-            *ms = (memo_slot){line, hash_bytes(bytes, h->line_bytes)};
+        bool have = h->line_bytes && cache_probe(c, line, bytes, NULL);
+        *ms = (memo_slot){line + 1,
+                          have ? hash_bytes(bytes, h->line_bytes) : 0};
     }
     note_refetch(h, line);
     return false;
@@ -173,10 +182,10 @@ static void hc_on_fill(void *pd, cache *c, uint64_t line, uint64_t *meta,
     if (h->refetch_pending && h->refetch_line == line)
         h->refetch_pending = false;
     memo_slot *ms = memo_of(h, line);
-    if (ms->line == line) {
+    if (ms->key == line + 1) {
         if (ms->hash == hash_bytes(rsp->data, h->line_bytes))
             stat_inc(h->lease_renewals);
-        ms->line = 0;
+        ms->key = 0;
     }
     if (!rsp->coh_bytes) {
         *meta = 0;            /* no lease came with it */
@@ -188,19 +197,51 @@ static void hc_on_fill(void *pd, cache *c, uint64_t line, uint64_t *meta,
     *meta = meta_make(brts, bwts, s.epoch, 0);
 }
 
+/* An MSHR for line starts (a fill or a lock): remember the acquires. */
+static void note_mshr(hc_cache *h, uint64_t line)
+{
+    size_t i = (line / 64) % MSHR_SLOTS;
+    h->mshr_seen[i].line = line;
+    h->mshr_seen[i].acquires = h->acquires;
+}
+
+static void hc_on_send_below(void *pd, cache *c, mem_msg *down,
+                             const mem_msg *orig)
+{
+    (void)c;
+    (void)orig;
+    if (down->base.type == MEM_READ)
+        note_mshr(pd, down->addr);
+}
+
+/* A copy being fetched (or locked) since before the latest acquire may be
+** older than a write that acquire must make visible: the read waits for
+** it and then asks hit_valid (unknown lines: wait too). */
+static bool hc_may_merge(void *pd, cache *c, uint64_t line,
+                         const mem_msg *req)
+{
+    (void)c;
+    (void)req;
+    hc_cache *h = pd;
+    size_t i = (line / 64) % MSHR_SLOTS;
+    return h->mshr_seen[i].line == line &&
+           h->mshr_seen[i].acquires == h->acquires;
+}
+
 static void hc_on_write(void *pd, cache *c, uint64_t line, uint64_t *meta,
                         const mem_msg *req)
 {
-    (void)pd;
     (void)req;
     if (!(*meta & META_HAS_LEASE))
         return;
     /* Locked until the write's timestamps return (Algorithms 4, 5); with
     ** no MSHR for the lock the copy loses its lease instead. */
-    if (meta_locks(*meta) < META_LOCKS_MAX && cache_line_lock(c, line))
+    if (meta_locks(*meta) < META_LOCKS_MAX && cache_line_lock(c, line)) {
         *meta += META_LOCK_ONE;
-    else
+        note_mshr(pd, line);
+    } else {
         *meta &= ~META_HAS_LEASE;
+    }
 }
 
 static void stamp(mem_msg *m, hc_stamp s)
@@ -291,6 +332,7 @@ static void hc_on_evict(void *pd, cache *c, uint64_t line, uint64_t *meta,
 static void acquire(hc_cache *h)
 {
     normalise(h);
+    h->acquires++;
     h->cts = hc_max(h->cts, h->hc->mem_time);
 }
 
@@ -314,6 +356,8 @@ void hc_acquire_l2s(halcone *hc, uint32_t gpu)
 static const cache_protocol hooks = {
     .name = "halcone",
     .hit_valid = hc_hit_valid,
+    .may_merge = hc_may_merge,
+    .on_send_below = hc_on_send_below,
     .on_fill = hc_on_fill,
     .on_write = hc_on_write,
     .on_evict = hc_on_evict,

@@ -262,6 +262,43 @@ static void test_tsu_in_parallel(void **state)
     assert_true(d >= 30 && d <= 50);  /* 50 minus the memory's ~12-18 */
 }
 
+/* A read after an acquire does not take a copy whose fetch started before
+** it (it could predate a write the acquire must show): it waits for the
+** fill and asks again, and the acquire (memory time 100) has expired the
+** fill's lease (rts 10): a refetch. Without the acquire it merges into the
+** fill and is answered with the first read. */
+static mgs_time second_read_lag(bool acquire_between)
+{
+    hworld w;
+    hworld_new(&w, 50);
+    rd(w.o, 0x000, 4, 0);
+    rd(w.o, 0x000, 4, 20000);
+    assert_int_equal(eng_run_until(w.o->eng, 10000), MGS_OK);
+    if (acquire_between) {
+        /* As if another cache's write had been granted up to 100. */
+        ((halcone *)w.h->pd)->mem_time = 100;
+        hc_acquire_l2s(w.h->pd, 0);
+    }
+    one_run(w.o);
+    assert_int_equal(w.o->p.nrsp, 2);
+    mgs_time lag = w.o->p.rsp_at[1] - w.o->p.rsp_at[0];
+    assert_int_equal(wstat(&w, "L1", "coherence_misses"),
+                     acquire_between ? 1 : 0);
+    hworld_free(&w);
+    return lag;
+}
+
+static void test_no_merge_across_acquire(void **state)
+{
+    (void)state;
+    mgs_time merged = second_read_lag(false), waited = second_read_lag(true);
+    printf("# second read answered %llu ps after the first (merged), %llu "
+           "ps after an acquire\n", (unsigned long long)merged,
+           (unsigned long long)waited);
+    assert_true(merged <= 1000);    /* both drain from one fill */
+    assert_true(waited >= 30000);   /* a second trip to memory */
+}
+
 /* ---- rules at synchronisation points, refusals ---- */
 
 static void test_sync_rules_and_check(void **state)
@@ -541,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_tsu_notice_and_overflow),
         cmocka_unit_test(test_cache_rules_exact),
         cmocka_unit_test(test_tsu_in_parallel),
+        cmocka_unit_test(test_no_merge_across_acquire),
         cmocka_unit_test(test_sync_rules_and_check),
         cmocka_unit_test(test_xtreme_no_flushes),
         cmocka_unit_test(test_overflow_keeps_correctness),
