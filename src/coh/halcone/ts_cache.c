@@ -1,6 +1,7 @@
 /*
 ** HALCONE's cache rules (seed 000 Algorithms 1, 2, 4, 5), installed as
-** cache_protocol hooks on every L1V and L2 (docs/coherence.md, HALCONE).
+** cache_protocol hooks on every L1V, L1S and L2 (docs/coherence.md,
+** HALCONE; the L1Is, which hold code only the runtime writes, keep none).
 **
 ** Each cache has a logical clock cts; each line a read and a write
 ** timestamp (rts, wts: 16 bits) in its protocol word:
@@ -24,8 +25,9 @@
 **             expires it anyway.
 **   atomics   performed at memory (coh_protocol.atomics_below); the
 **             answer updates cts like a write.
-**   acquire   an L1V invalidation (kernel launch, fence) sets the L1's
-**             and its GPU's L2s' cts to at least the memory time.
+**   acquire   an L1V or L1S invalidation (kernel launch, buffer_wbinvl1,
+**             s_dcache_inv) sets the L1's and its GPU's L2s' cts to at
+**             least the memory time.
 **   responses the L2 stamps (rts, wts) on what it sends up (4 wire
 **             bytes); the L1 sends none to the CU.
 **   eviction  the L2 tells the line's TSU (a header-only notice).
@@ -340,7 +342,7 @@ static void hc_on_ctrl(void *pd, cache *c, const mem_msg *req)
 {
     (void)c;
     hc_cache *h = pd;
-    if (h->level == COH_L1V && req->base.type == MEM_INVALIDATE) {
+    if (h->level != COH_L2 && req->base.type == MEM_INVALIDATE) {
         acquire(h);
         hc_acquire_l2s(h->hc, h->gpu);
     }
@@ -368,8 +370,8 @@ static const cache_protocol hooks = {
 
 void hc_cache_attach(halcone *hc, cache *c, coh_level level, uint32_t gpu)
 {
-    if (level != COH_L1V && level != COH_L2)
-        return;               /* L1S / L1I: read-only, dropped at launch */
+    if (level == COH_L1I)
+        return;               /* code: written only by the runtime */
     hc_cache *h = MGS_NEW(hc_cache);
     h->hc = hc;
     h->c = c;
