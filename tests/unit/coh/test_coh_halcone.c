@@ -35,6 +35,7 @@
 
 #include "coh_run.h"
 #include "tests/unit/mem/cache_one.h"
+#include "tests/unit/platform/flat_mem.h"
 
 extern const coh_protocol coh_halcone;
 extern const coh_protocol coh_halcone_no_lease;
@@ -422,23 +423,9 @@ static uint64_t atomics_sum(const char *protocol)
     else
         coh_run_config(&r, protocol);
     coh_run_start(&r, "shared", 4);
-    mgs_kernel *k = coh_kernel(r.rt, "isa_sync", "isa_atomics");
-    enum { NA = 4096 };
-    int32_t g[8] = {0};
-    uint32_t gu[8] = {0, ~0u, 0, 0, 0, 0, 0, 0};
-    uint64_t g64[4] = {0};
-    mgs_dptr dg, dgu, dg64;
-    assert_int_equal(mgs_malloc(r.rt, 0, sizeof g, &dg), MGS_OK);
-    assert_int_equal(mgs_malloc(r.rt, 0, sizeof gu, &dgu), MGS_OK);
-    assert_int_equal(mgs_malloc(r.rt, 0, sizeof g64, &dg64), MGS_OK);
-    assert_int_equal(mgs_memcpy_h2d(r.rt, dg, g, sizeof g), MGS_OK);
-    assert_int_equal(mgs_memcpy_h2d(r.rt, dgu, gu, sizeof gu), MGS_OK);
-    assert_int_equal(mgs_memcpy_h2d(r.rt, dg64, g64, sizeof g64), MGS_OK);
-    struct { uint64_t g, gu, g64; int32_t n; } args = {dg, dgu, dg64, NA};
-    mgs_launch l = {.grid = {NA, 1, 1}, .block = {256, 1, 1},
-                    .args = &args, .args_size = 28, .gpu = MGS_GPU_ALL};
-    assert_int_equal(mgs_launch_kernel(r.rt, k, &l), MGS_OK);
-    assert_int_equal(mgs_memcpy_d2h(r.rt, g64, dg64, sizeof g64), MGS_OK);
+    int32_t g[8];
+    uint64_t g64[4];
+    coh_isa_atomics(r.rt, 4096, g, g64);
     coh_run_close(&r);
     return g64[0];
 }
@@ -455,39 +442,6 @@ static void test_atomics_at_memory(void **state)
 /* ---- the random memory tester over 4 shared GPUs ---- */
 
 #define TESTER_MEM (64u * 1024)
-
-typedef struct flat_mem {
-    uint8_t *bytes;
-    uint64_t size;
-} flat_mem;
-
-static int flat_read(void *ud, uint64_t pa, void *dst, size_t n)
-{
-    flat_mem *m = ud;
-    if (pa + n > m->size)
-        return MGS_EFAULT;
-    memcpy(dst, m->bytes + pa, n);
-    return MGS_OK;
-}
-
-static int flat_write(void *ud, uint64_t pa, const void *src, size_t n)
-{
-    flat_mem *m = ud;
-    if (pa + n > m->size)
-        return MGS_EFAULT;
-    memcpy(m->bytes + pa, src, n);
-    return MGS_OK;
-}
-
-static int no_translate(void *ud, int32_t gpu, uint32_t pid, uint64_t va,
-                        uint64_t *pa)
-{
-    (void)ud;
-    (void)gpu;
-    (void)pid;
-    *pa = va;
-    return MGS_OK;
-}
 
 static void test_random_tester(void **state)
 {
