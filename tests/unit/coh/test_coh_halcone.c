@@ -402,15 +402,72 @@ static void test_overflow_keeps_correctness(void **state)
     assert_true(ov > 0);
 }
 
+static void register_no_lease(void)
+{
+    if (!coh_find(coh_halcone_no_lease.name))
+        assert_int_equal(coh_register(&coh_halcone_no_lease), MGS_OK);
+}
+
 static void test_without_lease_check_fails(void **state)
 {
     (void)state;
-    static bool done;
-    if (!done)
-        assert_int_equal(coh_register(&coh_halcone_no_lease), MGS_OK);
-    done = true;
+    register_no_lease();
     assert_int_equal(run_shared("halcone-no-lease", "xtreme3", 2, 0, NULL,
                                 NULL, NULL), MGS_EVERIFY);
+}
+
+/* kernels/fence_pass.hip on 2 shared GPUs, one work-group on each: the
+** reader (GPU 1) caches the zeroed data, the writer (GPU 0) rewrites it,
+** fences and raises a flag (atomics: at memory), the reader spins on the
+** flag (liveness), fences (the acquire) and reads the data again. Returns
+** how many of the reader's sums are stale. */
+#define FENCE_N 1024
+#define FENCE_BLOCK 256
+
+static int fence_pass_stale(const char *protocol)
+{
+    coh_run r;
+    halcone_config(&r, protocol);
+    coh_run_start(&r, "shared", 2);
+    mgs_kernel *k = coh_kernel(r.rt, "fence_pass", "fence_pass");
+    mgs_dptr data, flags, out;
+    assert_int_equal(mgs_malloc(r.rt, 0, FENCE_N * 4, &data), MGS_OK);
+    assert_int_equal(mgs_malloc(r.rt, 0, 2 * 4, &flags), MGS_OK);
+    assert_int_equal(mgs_malloc(r.rt, 0, 2 * FENCE_BLOCK * 4, &out), MGS_OK);
+    assert_int_equal(mgs_memset(r.rt, data, 0, FENCE_N * 4), MGS_OK);
+    assert_int_equal(mgs_memset(r.rt, flags, 0, 2 * 4), MGS_OK);
+    struct { uint64_t data, flags, out; uint32_t n; } args = {data, flags,
+                                                              out, FENCE_N};
+    mgs_launch l = {.grid = {2 * FENCE_BLOCK, 1, 1},
+                    .block = {FENCE_BLOCK, 1, 1}, .args = &args,
+                    .args_size = 28, .gpu = MGS_GPU_ALL};
+    assert_int_equal(mgs_launch_kernel(r.rt, k, &l), MGS_OK);
+    assert_int_equal(mgs_synchronize(r.rt), MGS_OK);
+    int32_t res[2 * FENCE_BLOCK];
+    assert_int_equal(mgs_memcpy_d2h(r.rt, res, out, sizeof res), MGS_OK);
+    /* One work-group ran on each GPU. */
+    assert_int_equal(rt_rig_stat(&r, "GPU[1].CP", "workgroups", NULL), 1);
+    int stale = 0;
+    for (int t = 0; t < FENCE_BLOCK; t++) {
+        int want = 0;
+        for (int i = t; i < FENCE_N; i += FENCE_BLOCK)
+            want += i + 1;
+        assert_int_equal(res[FENCE_BLOCK + t], 0); /* before: old data */
+        stale += res[t] != want;
+    }
+    coh_run_close(&r);
+    return stale;
+}
+
+static void test_fence_across_gpus(void **state)
+{
+    (void)state;
+    register_no_lease();
+    assert_int_equal(fence_pass_stale("halcone"), 0);
+    int stale = fence_pass_stale("halcone-no-lease");
+    printf("# fence_pass across 2 shared GPUs without the lease check: %d "
+           "of %d sums stale\n", stale, FENCE_BLOCK);
+    assert_true(stale > 0);
 }
 
 /* 4 GPUs x NA atomicAdds on one counter (isa_atomics): performed at
@@ -537,6 +594,7 @@ int main(void)
         cmocka_unit_test(test_xtreme_no_flushes),
         cmocka_unit_test(test_overflow_keeps_correctness),
         cmocka_unit_test(test_without_lease_check_fails),
+        cmocka_unit_test(test_fence_across_gpus),
         cmocka_unit_test(test_atomics_at_memory),
         cmocka_unit_test(test_random_tester),
     };
