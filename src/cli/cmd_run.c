@@ -65,9 +65,7 @@ typedef struct run_opts {
 } run_opts;
 
 /* Options that are --set under another name. */
-static const struct {
-    const char *option, *key;
-} shorthands[] = {
+static const cli_shorthand shorthands[] = {
     {"--mode", "sim.mode"},
     {"--gpus", "platform.gpus"},
     {"--platform", "platform.type"},
@@ -84,19 +82,11 @@ static int parse(run_opts *o, int argc, char **argv, bool *help)
             return MGS_EXIT_USAGE;
         if (r > 0)
             continue;
-        bool matched = false;
-        for (size_t s = 0; s < sizeof shorthands / sizeof shorthands[0]; s++) {
-            r = cli_opt_value(argc, argv, &i, shorthands[s].option, &v);
-            if (r < 0)
-                return MGS_EXIT_USAGE;
-            if (r > 0) {
-                cli_cfg_add_set(&o->cfg, shorthands[s].key, v,
-                                shorthands[s].option);
-                matched = true;
-                break;
-            }
-        }
-        if (matched)
+        r = cli_shorthand_take(&o->cfg, shorthands, sizeof shorthands /
+                               sizeof shorthands[0], argc, argv, &i);
+        if (r < 0)
+            return MGS_EXIT_USAGE;
+        if (r > 0)
             continue;
         if ((r = cli_trace_take(&o->wl, argc, argv, &i)) != 0) {
             if (r < 0)

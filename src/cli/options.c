@@ -58,6 +58,20 @@ void cli_cfg_add_set(cli_cfg_opts *o, const char *section_key,
     o->sets[o->nsets++] = (cli_cfg_set){a, option};
 }
 
+int cli_shorthand_take(cli_cfg_opts *o, const cli_shorthand *table, size_t n,
+                       int argc, char **argv, int *i)
+{
+    for (size_t s = 0; s < n; s++) {
+        const char *v;
+        int r = cli_opt_value(argc, argv, i, table[s].option, &v);
+        if (r > 0)
+            cli_cfg_add_set(o, table[s].key, v, table[s].option);
+        if (r != 0)
+            return r;
+    }
+    return 0;
+}
+
 int cli_cfg_take(cli_cfg_opts *o, int argc, char **argv, int *i)
 {
     const char *v;

@@ -45,6 +45,14 @@ int cli_cfg_take(cli_cfg_opts *o, int argc, char **argv, int *i);
 /* Adds "section.key=value" as if given by option (e.g. "--gpus"). */
 void cli_cfg_add_set(cli_cfg_opts *o, const char *section_key,
                      const char *value, const char *option);
+/* An option that is `--set key=VALUE` under another name (--gpus ...). */
+typedef struct cli_shorthand {
+    const char *option, *key;
+} cli_shorthand;
+/* Consumes one of the n shorthands at argv[*i] as a --set: 1 consumed, 0
+** not ours, -1 usage error already printed. */
+int cli_shorthand_take(cli_cfg_opts *o, const cli_shorthand *table, size_t n,
+                       int argc, char **argv, int *i);
 /* Builds the effective configuration. MGS_OK or an MGS_E* code with the
 ** message recorded. */
 int cli_cfg_build(const cli_cfg_opts *o, mgs_config *cfg);

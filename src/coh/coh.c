@@ -12,9 +12,11 @@
 
 /* One line per protocol folder under src/coh/. */
 extern const coh_protocol coh_nc;
+extern const coh_protocol coh_halcone;
 
 static const coh_protocol *const protocols[] = {
     &coh_nc,
+    &coh_halcone,
 };
 
 #define NBUILTIN (sizeof protocols / sizeof protocols[0])

@@ -108,13 +108,25 @@ typedef enum coh_remote_cache {
                                  the RDMA engine (HMG, REC, CARVE) */
 } coh_remote_cache;
 
+/* Parameters of the timestamp protocols (the [halcone] keys, keys.def). */
+typedef struct coh_ts_params {
+    uint32_t rd_lease, wr_lease;  /* logical cycles a read / write leases */
+    uint32_t tsu_entries;         /* timestamp entries per memory controller */
+    uint32_t tsu_latency;         /* cycles of one TSU access */
+    uint32_t ts_max;              /* largest timestamp (16 bits: 65535) */
+} coh_ts_params;
+
 /* What a protocol may know about the machine it runs on. */
 typedef struct coh_system {
     uint32_t ngpus;           /* GPU models (monolithic: 1) */
     bool rdma;                /* remote memory through RDMA engines */
     bool shared_memory;       /* every GPU's L2 reaches every memory stack
                                  (MGPU-SM, seed 000) */
+    bool shared_platform;     /* platform.type = shared (any GPU count) */
+    bool l2_write_back;       /* l2.write_policy = writeback */
+    uint32_t line;            /* L2 line bytes (gpu.cache_line) */
     coh_remote_cache remote_cache;
+    coh_ts_params ts;         /* timestamp protocols' keys */
 } coh_system;
 
 /* Cache levels for attach_cache. */
@@ -125,7 +137,13 @@ typedef enum coh_level { COH_L1V, COH_L1S, COH_L1I, COH_L2 } coh_level;
 ** the controller's port. An agent plugs its ports into `net` and returns
 ** the port the L2 bank must send to (the agent then forwards to `memory`);
 ** NULL means no agent (the L2 talks to memory directly). `name` is a
-** prefix such as "GPU[0].L2[3]". */
+** prefix such as "GPU[0].L2[3]".
+** On the `shared` platform (external memory) the site is a memory stack's
+** channel instead: `gpu` is the stack, `bank` the channel in it, `net` a
+** connection of its own between the agent and the channel, and
+** `top_external` is set: the agent must NOT plug the port it returns (the
+** platform attaches it to the switch complex, where every GPU's L2 banks
+** reach it); it plugs only its memory-side port into `net`. */
 typedef struct coh_site {
     sim_engine *eng;
     mem_pool *pool;
@@ -134,6 +152,8 @@ typedef struct coh_site {
     sim_port *memory;
     uint32_t gpu, bank;
     const char *name;
+    mgs_time period;          /* clock of the L2 banks (ps) */
+    bool top_external;        /* shared platform: see above */
 } coh_site;
 
 typedef struct coh_protocol {
@@ -149,6 +169,9 @@ typedef struct coh_protocol {
                  coh_sync *out);
     /* What a fence does in the issuing wave's L1 (COH_KEEP: nothing). */
     coh_op fence_l1;
+    /* Atomics are performed below the L2 (at memory or the agent), not in
+    ** the L2 banks: needed when several L2s cache one memory (shared). */
+    bool atomics_below;
     /* Optional instance state for hooks and agents. */
     void *(*create)(const coh_system *sys, sim_engine *eng, mem_pool *pool,
                     stat_registry *stats);

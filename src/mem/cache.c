@@ -516,13 +516,21 @@ static void respond_read_from_frame(cache *c, uint32_t fi, mem_msg *req,
     answer_up(c, r, req, fi);
 }
 
+/* Whether the protocol lets a read merge into line's MSHR. */
+static bool merge_allowed(cache *c, uint64_t line, const mem_msg *req)
+{
+    return !c->proto || !c->proto->may_merge ||
+           c->proto->may_merge(c->proto_data, c, line, req);
+}
+
 static bool handle_read(cache *c, mem_msg *req, sim_port *via)
 {
     uint64_t line = cache_line_addr(c, req->addr);
     int64_t fi = cache_tags_find(c, line);
     bool glc = glc_bypasses(c, req);
     if (fi >= 0 && c->frames[fi].mshr) {
-        if (glc || !merge_target(c, c->frames[fi].mshr, req))
+        if (glc || !merge_allowed(c, line, req) ||
+            !merge_target(c, c->frames[fi].mshr, req))
             return false;
         stat_inc(c->read_mshr_merges);
         return true;

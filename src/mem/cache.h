@@ -126,6 +126,11 @@ typedef struct cache_protocol {
     ** refetch the line into the same frame (a lease that expired). */
     bool (*hit_valid)(void *pd, cache *c, uint64_t line_addr,
                       uint64_t *meta, const mem_msg *req);
+    /* A read is about to merge into the MSHR of line (a fill in flight or
+    ** a line lock): false = it waits in the top buffer until the MSHR is
+    ** gone, then hit_valid decides (a copy fetched before an acquire). */
+    bool (*may_merge)(void *pd, cache *c, uint64_t line_addr,
+                      const mem_msg *req);
     /* A line arrived from below (rsp is the fill response). */
     void (*on_fill)(void *pd, cache *c, uint64_t line_addr, uint64_t *meta,
                     const mem_msg *rsp);

@@ -398,6 +398,8 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
     g->l2_tops = mgs_xcalloc(c->l2_banks, sizeof *g->l2_tops);
     g->l2_below = mgs_xcalloc(c->l2_banks, sizeof *g->l2_below);
     cache_config l2c = c->l2;
+    if (c->coh && c->coh->proto->atomics_below)
+        l2c.atomics_here = false;     /* the protocol performs them below */
     rdma_config rc = c->rdma;
     if (remote_in_l2(c)) {
         /* Remote lines: their own write policy, their atomics at the home,
@@ -436,7 +438,7 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
             coh_site site = {.eng = eng, .pool = pool, .stats = st,
                              .net = g->mem_net, .memory = g->l2_below[b],
                              .gpu = (uint32_t)gi, .bank = b,
-                             .name = l2name};
+                             .name = l2name, .period = c->l2.period};
             sim_port *agent = c->coh->proto->memory_agent(c->coh->pd, &site);
             if (agent)
                 g->l2_below[b] = agent;

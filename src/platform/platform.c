@@ -31,7 +31,8 @@ struct platform {
     noc_net *net;
     coh *coh;                 /* the protocol instance (owned) */
     dram **stacks;            /* shared: N * C channels, global order */
-    sim_port **stack_tops;
+    sim_port **stack_tops;    /* what the L2s send to: channel or agent */
+    sim_conn **stack_nets;    /* agent <-> channel connections (or NULL) */
     uint32_t nstack_chans;
     /* Host side (with_dma). */
     dma_engine **dmas;        /* one per GPU model */
@@ -76,6 +77,10 @@ void platform_config_default(platform_config *c)
     c->iommu_queue = 64;                 /* keys.def mmu.iommu_queue */
     snprintf(c->coherence, sizeof c->coherence, "nc");
     c->remote_cache = COH_REMOTE_L1;
+    /* keys.def [halcone] */
+    c->coh_ts = (coh_ts_params){.rd_lease = 10, .wr_lease = 5,
+                                .tsu_entries = 4096, .tsu_latency = 50,
+                                .ts_max = 65535};
     snprintf(c->host_link, sizeof c->host_link, "auto");
 }
 
@@ -134,6 +139,12 @@ void platform_config_from(platform_config *c, const mgs_config *k)
     snprintf(c->coherence, sizeof c->coherence, "%s", k->coherence_protocol);
     int rc = coh_remote_cache_parse(k->coherence_remote_cache);
     c->remote_cache = rc < 0 ? COH_REMOTE_L1 : (coh_remote_cache)rc;
+    c->coh_ts = (coh_ts_params){
+        .rd_lease = (uint32_t)k->halcone_rd_lease,
+        .wr_lease = (uint32_t)k->halcone_wr_lease,
+        .tsu_entries = (uint32_t)k->halcone_tsu_entries,
+        .tsu_latency = (uint32_t)k->halcone_tsu_latency,
+        .ts_max = (uint32_t)k->halcone_ts_max};
     size_t hl = strlen(k->platform_host_link);
     if (hl < sizeof c->host_link)
         memcpy(c->host_link, k->platform_host_link, hl + 1);
@@ -149,7 +160,11 @@ void platform_coh_system(const platform_config *c, coh_system *out)
     out->rdma = c->ngpus > 1 && (c->type == PLATFORM_DISCRETE ||
                                  c->type == PLATFORM_UNIFIED);
     out->shared_memory = c->ngpus > 1 && c->type == PLATFORM_SHARED;
+    out->shared_platform = c->type == PLATFORM_SHARED;
+    out->l2_write_back = c->gpu.l2.write_policy == CACHE_WRITE_BACK;
+    out->line = c->gpu.l2.line;
     out->remote_cache = c->remote_cache;
+    out->ts = c->coh_ts;
 }
 
 /* The one GPU model of a monolithic platform: N x the resources. */
@@ -286,6 +301,28 @@ static void wire_rdma(platform *p, sim_engine *eng, stat_registry *st,
     *topo_out = topo;
 }
 
+/* The insertion point in front of memory channel k of the shared stacks
+** (coh.h, coh_site.top_external): the agent and the channel get a
+** connection of their own; returns the agent's port for the switch
+** complex, or NULL (no agent). */
+static sim_port *stack_agent(platform *p, sim_engine *eng, mem_pool *pool,
+                             stat_registry *st, uint32_t k)
+{
+    const coh_protocol *proto = p->coh->proto;
+    if (!proto->memory_agent)
+        return NULL;
+    uint32_t n = p->cfg.ngpus;
+    char name[64];
+    snprintf(name, sizeof name, "Stack[%u].MC[%u]", k % n, k / n);
+    p->stack_nets[k] = conn_new(eng, name, &p->cfg.gpu.mem_net, st);
+    conn_plug(p->stack_nets[k], p->stack_tops[k]);
+    coh_site site = {.eng = eng, .pool = pool, .stats = st,
+                     .net = p->stack_nets[k], .memory = p->stack_tops[k],
+                     .gpu = k % n, .bank = k / n, .name = name,
+                     .period = p->cfg.gpu.period, .top_external = true};
+    return proto->memory_agent(p->coh->pd, &site);
+}
+
 /* Shared: N memory stacks of C channels behind the switch complex. */
 static void wire_shared(platform *p, sim_engine *eng, mem_pool *pool,
                         stat_registry *st, const mem_backing *backing)
@@ -306,11 +343,15 @@ static void wire_shared(platform *p, sim_engine *eng, mem_pool *pool,
     p->nstack_chans = n * chans;
     p->stacks = mgs_xcalloc(p->nstack_chans, sizeof *p->stacks);
     p->stack_tops = mgs_xcalloc(p->nstack_chans, sizeof *p->stack_tops);
+    p->stack_nets = mgs_xcalloc(p->nstack_chans, sizeof *p->stack_nets);
     for (uint32_t k = 0; k < p->nstack_chans; k++) {
         char name[64];
         snprintf(name, sizeof name, "Stack[%u].DRAM[%u]", k % n, k / n);
         p->stacks[k] = dram_new(eng, name, &dc, pool, st, backing);
         p->stack_tops[k] = dram_top(p->stacks[k]);
+        sim_port *agent = stack_agent(p, eng, pool, st, k);
+        if (agent)
+            p->stack_tops[k] = agent;
         noc_attach(p->net, p->stack_tops[k], topo.mem[k % n]);
     }
     mem_route to_mem;
@@ -535,8 +576,11 @@ void platform_free(platform *p)
     for (uint32_t i = 0; i < p->ngpu_models; i++)
         gpu_build_free(p->gpus[i]);
     coh_free(p->coh);
-    for (uint32_t k = 0; k < p->nstack_chans; k++)
+    for (uint32_t k = 0; k < p->nstack_chans; k++) {
         dram_free(p->stacks[k]);
+        if (p->stack_nets[k])
+            conn_free(p->stack_nets[k]);
+    }
     for (uint32_t i = 0; p->dmas && i < p->ngpu_models; i++)
         dma_free(p->dmas[i]);
     free(p->dmas);
@@ -555,6 +599,7 @@ void platform_free(platform *p)
     noc_net_free(p->net);
     free(p->stacks);
     free(p->stack_tops);
+    free(p->stack_nets);
     free(p->gpus);
     free(p->views);
     free(p->backings);

@@ -1,8 +1,8 @@
 #!/bin/bash
 # The HALCONE studies (seed 000 Fig. 7-9, §5.4) run at --size small: every
 # point that can run finishes, the figures' metrics exist in the statistics
-# (sums over components), RDMA-WB-C-HMG shows as missing while HMG is not
-# built, and the lease study waits for the HALCONE protocol's keys.
+# (sums over components), and RDMA-WB-C-HMG shows as missing while HMG is
+# not built.
 . "$(dirname "$0")/lib_cli.bash"
 unset MGSIM_STUDY_DIR
 csv_check() {  # csv_check FILE PYTHON-ASSERTIONS (rows in `pts`)
@@ -72,12 +72,8 @@ wgs=$(sqlite3 "$TMP/halcone-fig9/sweep.db" "SELECT m.value FROM sweep_points p J
     ON m.run_id = p.run_id WHERE p.idx = 0 AND m.component = 'run' AND m.metric = 'workgroups'")
 [ "${wgs%.0}" = $((2 * 4 * 32)) ] || fail "xtreme1 with 32 CUs per GPU: $wgs work-groups, want 256"
 
-# §5.4 leases: needs halcone.rd_lease / wr_lease (the HALCONE protocol).
-if "$MGSIM" config show --set halcone.rd_lease=5 >/dev/null 2>&1; then
-    expect_exit 0 "$MGSIM" study halcone-leases --size small --out "$TMP/leases" -j 2 --quiet
-    expect_in "$OUT" "21 points: 21 run, 0 reused, 0 failed, 0 missing"
-else
-    expect_exit 2 "$MGSIM" study halcone-leases --size small --out "$TMP/leases"
-    expect_one_error_line; expect_in "$ERR" "unknown section [halcone]"
-fi
+# §5.4 leases: six (RdLease, WrLease) pairs and SM-WT-NC on Xtreme1-3.
+expect_exit 0 "$MGSIM" study halcone-leases --size small --out "$TMP/leases" -j 2 --quiet
+expect_in "$OUT" "21 points: 21 run, 0 reused, 0 failed, 0 missing"
+expect_in "$TMP/leases/report.md" "| workload | rd2-wr10 | rd10-wr2 | rd5-wr10 | rd10-wr5 | rd20-wr10 | rd10-wr20 |"
 echo ok

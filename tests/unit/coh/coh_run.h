@@ -84,4 +84,30 @@ static inline double coh_stat_sum(const coh_run *r, const char *prefix,
     return rt_rig_stat(r, pattern, metric, NULL);
 }
 
+/* kernels/isa_sync.hip's isa_atomics over n work-items launched on every
+** GPU (MGS_GPU_ALL), its counters in GPU 0's memory: g[] receives the
+** 32-bit counters (g[5]: one atomicSub per work-item) and g64[] the 64-bit
+** ones (g64[0]: one atomicAdd per work-item). */
+static inline void coh_isa_atomics(mgs_rt *rt, int32_t n, int32_t g[8],
+                                   uint64_t g64[4])
+{
+    mgs_kernel *k = coh_kernel(rt, "isa_sync", "isa_atomics");
+    uint32_t gu[8] = {0, ~0u, 0, 0, 0, 0, 0, 0};
+    memset(g, 0, 8 * sizeof *g);
+    memset(g64, 0, 4 * sizeof *g64);
+    mgs_dptr dg, dgu, dg64;
+    assert_int_equal(mgs_malloc(rt, 0, 8 * sizeof *g, &dg), MGS_OK);
+    assert_int_equal(mgs_malloc(rt, 0, sizeof gu, &dgu), MGS_OK);
+    assert_int_equal(mgs_malloc(rt, 0, 4 * sizeof *g64, &dg64), MGS_OK);
+    assert_int_equal(mgs_memcpy_h2d(rt, dg, g, 8 * sizeof *g), MGS_OK);
+    assert_int_equal(mgs_memcpy_h2d(rt, dgu, gu, sizeof gu), MGS_OK);
+    assert_int_equal(mgs_memcpy_h2d(rt, dg64, g64, 4 * sizeof *g64), MGS_OK);
+    struct { uint64_t g, gu, g64; int32_t n; } args = {dg, dgu, dg64, n};
+    mgs_launch l = {.grid = {(uint32_t)n, 1, 1}, .block = {256, 1, 1},
+                    .args = &args, .args_size = 28, .gpu = MGS_GPU_ALL};
+    assert_int_equal(mgs_launch_kernel(rt, k, &l), MGS_OK);
+    assert_int_equal(mgs_memcpy_d2h(rt, g, dg, 8 * sizeof *g), MGS_OK);
+    assert_int_equal(mgs_memcpy_d2h(rt, g64, dg64, 4 * sizeof *g64), MGS_OK);
+}
+
 #endif

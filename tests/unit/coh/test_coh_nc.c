@@ -255,24 +255,10 @@ static void test_remote_data_in_l2(void **state)
     snprintf(r.cfg.coherence_remote_cache, sizeof r.cfg.coherence_remote_cache,
              "l2");
     coh_run_start(&r, "unified", 4);
-    mgs_kernel *k = coh_kernel(r.rt, "isa_sync", "isa_atomics");
     enum { NA = 4096 };
-    int32_t g[8] = {0};
-    uint32_t gu[8] = {0, ~0u, 0, 0, 0, 0, 0, 0};
-    uint64_t g64[4] = {0};
-    mgs_dptr dg, dgu, dg64;
-    assert_int_equal(mgs_malloc(r.rt, 0, sizeof g, &dg), MGS_OK);
-    assert_int_equal(mgs_malloc(r.rt, 0, sizeof gu, &dgu), MGS_OK);
-    assert_int_equal(mgs_malloc(r.rt, 0, sizeof g64, &dg64), MGS_OK);
-    assert_int_equal(mgs_memcpy_h2d(r.rt, dg, g, sizeof g), MGS_OK);
-    assert_int_equal(mgs_memcpy_h2d(r.rt, dgu, gu, sizeof gu), MGS_OK);
-    assert_int_equal(mgs_memcpy_h2d(r.rt, dg64, g64, sizeof g64), MGS_OK);
-    struct { uint64_t g, gu, g64; int32_t n; } args = {dg, dgu, dg64, NA};
-    mgs_launch l = {.grid = {NA, 1, 1}, .block = {256, 1, 1},
-                    .args = &args, .args_size = 28, .gpu = MGS_GPU_ALL};
-    assert_int_equal(mgs_launch_kernel(r.rt, k, &l), MGS_OK);
-    assert_int_equal(mgs_memcpy_d2h(r.rt, g, dg, sizeof g), MGS_OK);
-    assert_int_equal(mgs_memcpy_d2h(r.rt, g64, dg64, sizeof g64), MGS_OK);
+    int32_t g[8];
+    uint64_t g64[4];
+    coh_isa_atomics(r.rt, NA, g, g64);
     assert_int_equal(g64[0], NA);          /* one atomicAdd per work-item */
     assert_int_equal(g[5], -NA);           /* one atomicSub per work-item */
     coh_run_close(&r);

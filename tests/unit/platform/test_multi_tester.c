@@ -24,40 +24,9 @@
 #include "platform/platform.h"
 #include "sim/stats.h"
 
+#include "flat_mem.h"
+
 #define MEM_PER_GPU (64u * 1024)
-
-typedef struct flat_mem {
-    uint8_t *bytes;
-    uint64_t size;
-} flat_mem;
-
-static int flat_read(void *ud, uint64_t pa, void *dst, size_t n)
-{
-    flat_mem *m = ud;
-    if (pa + n > m->size)
-        return MGS_EFAULT;
-    memcpy(dst, m->bytes + pa, n);
-    return MGS_OK;
-}
-
-static int flat_write(void *ud, uint64_t pa, const void *src, size_t n)
-{
-    flat_mem *m = ud;
-    if (pa + n > m->size)
-        return MGS_EFAULT;
-    memcpy(m->bytes + pa, src, n);
-    return MGS_OK;
-}
-
-static int no_translate(void *ud, int32_t gpu, uint32_t pid, uint64_t va,
-                        uint64_t *pa)
-{
-    (void)ud;
-    (void)gpu;
-    (void)pid;
-    *pa = va;
-    return MGS_OK;
-}
 
 typedef struct sum_q {
     const char *comp, *metric;

@@ -39,9 +39,9 @@ static inline void rt_rig_start(rt_rig *r, mgs_mode mode, int gpus,
     assert_int_equal(mgs_rt_new(&o, &r->rt), MGS_OK);
 }
 
-/* sets: NULL-terminated assignments applied after the small-GPU ones. */
-static inline void rt_rig_init(rt_rig *r, mgs_mode mode, int gpus,
-                               const char *platform, const char *const *sets)
+/* The configuration of a small-GPU rig, before rt_rig_start: sets are
+** NULL-terminated assignments applied after the small-GPU ones. */
+static inline void rt_rig_configure(rt_rig *r, const char *const *sets)
 {
     memset(r, 0, sizeof *r);
     mgs_config_defaults(&r->cfg);
@@ -52,6 +52,12 @@ static inline void rt_rig_init(rt_rig *r, mgs_mode mode, int gpus,
         assert_int_equal(mgs_config_set(&r->cfg, small[i], "test"), MGS_OK);
     for (size_t i = 0; sets && sets[i]; i++)
         assert_int_equal(mgs_config_set(&r->cfg, sets[i], "test"), MGS_OK);
+}
+
+static inline void rt_rig_init(rt_rig *r, mgs_mode mode, int gpus,
+                               const char *platform, const char *const *sets)
+{
+    rt_rig_configure(r, sets);
     rt_rig_start(r, mode, gpus, 256ull << 20, platform);
 }
 

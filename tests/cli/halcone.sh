@@ -1,0 +1,50 @@
+#!/bin/bash
+# HALCONE (src/coh/halcone/, docs/coherence.md): every registered workload
+# verifies at small size under coherence.protocol = halcone on the shared
+# platform (write-through L2s) with 1, 2 and 4 GPUs, launches overlapping
+# (platform.concurrent_launches=true); halcone refuses other platforms and
+# write-back L2s with one error line and exit 2.
+#
+# Runs the optimised binary ($MGSIM_BUILD/../mgsim) when it exists (about
+# 30 s for the 99 runs); under the sanitizers only a subset of workloads.
+. "$(dirname "$0")/lib_cli.bash"
+
+bin=$MGSIM
+subset=""
+if [ -n "${MGSIM_BUILD:-}" ] && [ -x "$MGSIM_BUILD/../mgsim" ]; then
+    bin=$MGSIM_BUILD/../mgsim
+else
+    subset="vecadd mm xtreme3 bfs"
+fi
+H="--set coherence.protocol=halcone --set l2.write_policy=writethrough"
+
+expect_exit 2 "$bin" run vecadd --mode timing --size small --quiet \
+    --db "$TMP/e.db" --set coherence.protocol=halcone
+expect_one_error_line
+expect_in "$ERR" "platform.type = shared"
+expect_exit 2 "$bin" run vecadd --mode timing --size small --quiet \
+    --db "$TMP/e.db" --platform shared --set coherence.protocol=halcone
+expect_one_error_line
+expect_in "$ERR" "l2.write_policy = writethrough"
+expect_exit 2 "$bin" run vecadd --mode timing --size small --quiet \
+    --db "$TMP/e.db" --platform shared $H --set halcone.tsu_entries=12
+expect_one_error_line
+
+"$bin" list workloads >"$OUT" 2>"$ERR" || fail "mgsim list workloads"
+names=$(awk '/^  [a-z][a-z0-9_]* /{print $1}' "$OUT" | grep -v '^name$')
+[ -n "$subset" ] && names=$subset
+[ -n "$names" ] || fail "no workloads listed"
+failed=""
+runs=0
+for w in $names; do
+    for n in 1 2 4; do
+        runs=$((runs + 1))
+        # shellcheck disable=SC2086
+        "$bin" run "$w" --mode timing --size small --quiet --platform shared \
+            --gpus "$n" --set platform.concurrent_launches=true $H \
+            --db "$TMP/m.db" >"$TMP/o" 2>"$TMP/e" ||
+            failed="$failed $w/$n(exit $?: $(head -c 160 "$TMP/e"))"
+    done
+done
+[ -z "$failed" ] || { echo "failing halcone runs:$failed" >&2; exit 1; }
+echo "ok ($runs runs)"
