@@ -398,8 +398,11 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
     g->l2_tops = mgs_xcalloc(c->l2_banks, sizeof *g->l2_tops);
     g->l2_below = mgs_xcalloc(c->l2_banks, sizeof *g->l2_below);
     cache_config l2c = c->l2;
-    if (c->coh && c->coh->proto->atomics_below)
-        l2c.atomics_here = false;     /* the protocol performs them below */
+    /* Several L2s over one memory (shared with several GPUs): no L2 owns
+    ** a line, so atomics are performed at memory, whatever the protocol;
+    ** a protocol may also ask for it (atomics_below). */
+    if (c->external_memory || (c->coh && c->coh->proto->atomics_below))
+        l2c.atomics_here = false;
     rdma_config rc = c->rdma;
     if (remote_in_l2(c)) {
         /* Remote lines: their own write policy, their atomics at the home,

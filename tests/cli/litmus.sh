@@ -13,7 +13,7 @@ N=${MGSIM_LITMUS_ITERATIONS:-2000}
 # nc keeps dirty lines in each GPU's L2 on `shared`, so across GPUs it gives
 # no intra-kernel coherence there (checked below): CUs only.
 CLEAN="nc:discrete:both nc:unified:both nc:shared:cu"
-# CLEAN="$CLEAN halcone:shared:both:l2.write_policy=writethrough"   # HALCONE (issue 14), once merged
+CLEAN="$CLEAN halcone:shared:both:l2.write_policy=writethrough"
 
 for c in $CLEAN; do
     IFS=: read -r proto plat place sets <<<"$c"
