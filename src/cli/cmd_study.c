@@ -43,7 +43,7 @@ static void usage(FILE *f)
         "  --size small|study|paper  inputs: a smoke run in seconds; footprints\n"
         "                       above the total L2 (default); the seeds' sizes\n"
         "  --out DIR            output folder (default: results/study-NAME-SIZE)\n"
-        "  -j, --jobs N         points at once (default: the number of cores)\n"
+        "  -j, --jobs N         points at once (-jN too; default: the number of cores)\n"
         "  --timeout S          seconds per point\n"
         "  --force              rerun finished points (--retry-failed: failed ones)\n"
         "  --dry-run            list the points and their footprints; run nothing\n"

@@ -37,7 +37,7 @@ static void usage(FILE *f)
         "   are the same options)\n\n"
         "options:\n"
         "  --out DIR            sweep directory (default: results/sweep-<hash>)\n"
-        "  -j, --jobs N         points at once (default: the number of cores)\n"
+        "  -j, --jobs N         points at once (-jN too; default: the number of cores)\n"
         "  --timeout S          seconds per point; a point past it fails (124)\n"
         "  --force              rerun finished points\n"
         "  --retry-failed       rerun points that failed\n"

@@ -261,8 +261,15 @@ int sweep_take_run_opt(sweep_run_opts *o, bool *quiet, const char *cmd,
                        int argc, char **argv, int *i)
 {
     const char *v;
-    int r;
-    if ((r = cli_opt_value(argc, argv, i, "--jobs", &v)) != 0 ||
+    int r = 0;
+    /* -j N, -jN (as make), --jobs N, --jobs=N */
+    bool attached = !strncmp(argv[*i], "-j", 2) && argv[*i][2] &&
+                    argv[*i][2] != '=';
+    if (attached) {
+        v = argv[*i] + 2;
+        r = 1;
+    }
+    if (attached || (r = cli_opt_value(argc, argv, i, "--jobs", &v)) != 0 ||
         (r = cli_opt_value(argc, argv, i, "-j", &v)) != 0) {
         if (r < 0)
             return r;

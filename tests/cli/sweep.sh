@@ -47,7 +47,7 @@ q "SELECT p.label, m.value FROM sweep_points p JOIN metrics m ON m.run_id = p.ru
    WHERE m.component = 'run' AND m.metric = 'wf_insts' ORDER BY p.idx" > "$TMP/resumed"
 cmp -s "$TMP/first" "$TMP/resumed" || fail "resumed sweep has the same statistics"
 # --force reruns everything.
-expect_exit 0 "$MGSIM" sweep "${AXES[@]}" --out "$D" --force -j 2
+expect_exit 0 "$MGSIM" sweep "${AXES[@]}" --out "$D" --force -j2
 expect_in "$OUT" "8 run, 0 reused"
 
 # A failing point (here: past --timeout) is recorded, the others finish,
@@ -112,6 +112,7 @@ expect_one_error_line; expect_in "$ERR" "unknown workload 'nosuch'"
 expect_exit 2 "$MGSIM" sweep --workloads fir --set gpu.nosuch=1,2 --out "$TMP/e"
 expect_one_error_line
 expect_exit 2 "$MGSIM" sweep --workloads fir -j 0
+expect_exit 2 "$MGSIM" sweep --workloads fir -j0
 expect_one_error_line
 expect_exit 2 "$MGSIM" sweep
 expect_one_error_line

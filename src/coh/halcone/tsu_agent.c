@@ -14,11 +14,13 @@
 ** origin, source and reply_to in a record (origin points at the record
 ** while the request is below); both are restored before the answer goes
 ** up, so the L2 sees its own request. At most TSU_RECORDS requests are
-** below at once (back-pressure on the top port beyond that): enough that
+** below or waiting to go up at once (back-pressure on the top port beyond
+** that): enough that
 ** the TSU never limits the memory controller's queue (with 64, xtreme1 on
 ** 4 shared GPUs took 53.8 us instead of 30.4: the DRAM lost its reordering
 ** depth). Answers leave in arrival order.
 */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +141,7 @@ static bool take_bottom(tsu_agent *a)
         r->coh[0] = rec->stamp;
         mem_msg_set_coh_bytes(r, HC_TS_WIRE_BYTES);
         mgs_time now = eng_now(a->base.eng);
+        assert(a->out_count < TSU_RECORDS);
         tsu_out *o = &a->out[(a->out_head + a->out_count++) % TSU_RECORDS];
         o->msg = r;
         o->ready = rec->tsu_done > now ? rec->tsu_done : now;
@@ -177,7 +180,11 @@ static bool take_top(tsu_agent *a)
             progress = true;
             continue;
         }
-        if (!a->free_recs)
+        /* A record is free again once its answer is queued, but the
+        ** answer still holds a slot of out[] until it goes up: admit a
+        ** request only while every answer has a slot (with a blocked top,
+        ** 16 GPUs overflowed out[] and lost answers). */
+        if (!a->free_recs || a->inflight + a->out_count >= TSU_RECORDS)
             break;
         port_retrieve(&a->top);
         tsu_rec *rec = a->free_recs;
