@@ -15,10 +15,9 @@
 ** while the request is below); both are restored before the answer goes
 ** up, so the L2 sees its own request. At most TSU_RECORDS requests are
 ** below or waiting to go up at once (back-pressure on the top port beyond
-** that): enough that
-** the TSU never limits the memory controller's queue (with 64, xtreme1 on
-** 4 shared GPUs took 53.8 us instead of 30.4: the DRAM lost its reordering
-** depth). Answers leave in arrival order.
+** that): enough that the TSU never limits the memory controller's queue
+** (with 64, xtreme1 on 4 shared GPUs took 53.8 us instead of 30.4: the
+** DRAM lost its reordering depth). Answers leave in arrival order.
 */
 #include <assert.h>
 #include <stdio.h>
