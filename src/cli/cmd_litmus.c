@@ -91,13 +91,9 @@ static int parse(litmus_cli *o, int argc, char **argv, bool *help)
     for (int i = 1; i < argc; i++) {
         const char *v;
         uint64_t n;
-        int r = cli_cfg_take(&o->cfg, argc, argv, &i);
-        if (r < 0)
-            return MGS_EXIT_USAGE;
-        if (r > 0)
-            continue;
-        r = cli_shorthand_take(&o->cfg, shorthands, sizeof shorthands /
-                               sizeof shorthands[0], argc, argv, &i);
+        int r = cli_shorthand_take(&o->cfg, shorthands,
+                                   sizeof shorthands / sizeof shorthands[0],
+                                   argc, argv, &i);
         if (r < 0)
             return MGS_EXIT_USAGE;
         if (r > 0)

@@ -61,6 +61,9 @@ void cli_cfg_add_set(cli_cfg_opts *o, const char *section_key,
 int cli_shorthand_take(cli_cfg_opts *o, const cli_shorthand *table, size_t n,
                        int argc, char **argv, int *i)
 {
+    int taken = cli_cfg_take(o, argc, argv, i);
+    if (taken != 0)
+        return taken;
     for (size_t s = 0; s < n; s++) {
         const char *v;
         int r = cli_opt_value(argc, argv, i, table[s].option, &v);

@@ -49,8 +49,9 @@ void cli_cfg_add_set(cli_cfg_opts *o, const char *section_key,
 typedef struct cli_shorthand {
     const char *option, *key;
 } cli_shorthand;
-/* Consumes one of the n shorthands at argv[*i] as a --set: 1 consumed, 0
-** not ours, -1 usage error already printed. */
+/* Consumes --preset/--config/--set (cli_cfg_take) or one of the n
+** shorthands at argv[*i] as a --set: 1 consumed, 0 not ours, -1 usage
+** error already printed. */
 int cli_shorthand_take(cli_cfg_opts *o, const cli_shorthand *table, size_t n,
                        int argc, char **argv, int *i);
 /* Builds the effective configuration. MGS_OK or an MGS_E* code with the

@@ -10,13 +10,7 @@
 # under the sanitizers only a subset of workloads.
 . "$(dirname "$0")/lib_cli.bash"
 
-bin=$MGSIM
-subset=""
-if [ -n "${MGSIM_BUILD:-}" ] && [ -x "$MGSIM_BUILD/../mgsim" ]; then
-    bin=$MGSIM_BUILD/../mgsim
-else
-    subset="vecadd mm xtreme3 bfs"
-fi
+optimised_mgsim "vecadd mm xtreme3 bfs"
 H="--set coherence.protocol=halcone --set l2.write_policy=writethrough"
 
 expect_exit 2 "$bin" run vecadd --mode timing --size small --quiet \

@@ -27,3 +27,16 @@ expect_one_error_line() {
 expect_in() {   # expect_in FILE TEXT
     grep -qF -- "$2" "$1" || fail "$(basename "$1") lacks '$2'"
 }
+
+# optimised_mgsim [SUBSET]: sets $bin to the optimised binary
+# ($MGSIM_BUILD/../mgsim) when it exists, else to $MGSIM (the sanitizer
+# build), and $subset to "" with the optimised binary, else to SUBSET (the
+# workloads a slow sanitizer run is limited to).
+optimised_mgsim() {
+    bin=$MGSIM
+    subset=${1:-}
+    if [ -n "${MGSIM_BUILD:-}" ] && [ -x "$MGSIM_BUILD/../mgsim" ]; then
+        bin=$MGSIM_BUILD/../mgsim
+        subset=""
+    fi
+}

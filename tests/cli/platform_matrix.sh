@@ -29,13 +29,7 @@
 # platforms with small GPUs).
 . "$(dirname "$0")/lib_cli.bash"
 
-bin=$MGSIM
-subset=""
-if [ -n "${MGSIM_BUILD:-}" ] && [ -x "$MGSIM_BUILD/../mgsim" ]; then
-    bin=$MGSIM_BUILD/../mgsim
-else
-    subset="vecadd mm pr gd lu fir"
-fi
+optimised_mgsim "vecadd mm pr gd lu fir"
 full=0
 [ "${MGSIM_MATRIX:-}" = full ] && full=1
 "$bin" list workloads >"$OUT" 2>"$ERR" || fail "mgsim list workloads"

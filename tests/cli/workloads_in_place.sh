@@ -10,8 +10,7 @@
 # interleaving (fir: 79 vs 284 measured).
 . "$(dirname "$0")/lib_cli.bash"
 
-bin=$MGSIM
-[ -n "${MGSIM_BUILD:-}" ] && [ -x "$MGSIM_BUILD/../mgsim" ] && bin=$MGSIM_BUILD/../mgsim
+optimised_mgsim
 
 db=$TMP/p.db
 for w in fir j2d; do

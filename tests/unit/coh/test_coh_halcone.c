@@ -35,7 +35,7 @@
 
 #include "coh_run.h"
 #include "tests/unit/mem/cache_one.h"
-#include "tests/unit/platform/flat_mem.h"
+#include "tests/unit/platform/tester_rig.h"
 
 extern const coh_protocol coh_halcone;
 extern const coh_protocol coh_halcone_no_lease;
@@ -524,49 +524,19 @@ static void test_random_tester(void **state)
     pc.coh_ts.tsu_entries = 64;   /* small: TSU entries are evicted */
     pc.coh_ts.ts_max = 256;       /* small: timestamps overflow */
     snprintf(pc.coherence, sizeof pc.coherence, "halcone");
-    assert_int_equal(platform_config_validate(&pc), MGS_OK);
-
-    flat_mem fm = {.size = (uint64_t)ngpus * TESTER_MEM};
-    fm.bytes = malloc(fm.size);
-    mem_tester_fill_initial(fm.bytes, 0, fm.size);
-    mem_backing backing = {.read = flat_read, .write = flat_write, .ud = &fm};
-    mem_pagetable pt = {.translate = no_translate, .ud = NULL};
-    sim_engine *eng = eng_new(NULL);
-    mem_pool *pool = mem_pool_new();
-    stat_registry *st = stat_registry_new();
-    platform *p = platform_new(eng, &pc, pool, st, &backing, &pt);
-
+    tester_rig tr;
+    tester_rig_platform(&tr, &pc);
     mem_tester_config tc;
-    mem_tester_config_default(&tc);
-    tc.agents = 2 * ngpus;
-    tc.base = 0;
-    tc.size = fm.size;
-    tc.unit = 64;
-    tc.max_size = 64;
+    tester_rig_config(&tr, &pc, 2 * ngpus, &tc);
     tc.ops_per_agent = total / tc.agents;
-    tc.max_outstanding = 8;
     tc.mode = MEM_TESTER_OWNED_UNITS;
     tc.seed = 11;
-    tc.period = pc.gpu.period;
-    assert_int_equal(mem_tester_config_validate(&tc), MGS_OK);
-    mem_tester *t = mem_tester_new(eng, "Tester", &tc, pool, st);
-    for (uint32_t i = 0; i < tc.agents; i++) {
-        gpu_build *g = platform_gpu(p, i % ngpus);
-        mem_route r;
-        gpu_build_l1_route(g, &r);
-        conn_plug(gpu_build_xbar(g), mem_tester_port(t, i));
-        mem_tester_set_route(t, i, &r);
-        mem_tester_set_gpu(t, i, (int32_t)(i % ngpus));
-    }
-    assert_int_equal(eng_run(eng), MGS_OK);
-    if (mem_tester_mismatches(t))
-        mem_tester_report(t, stderr);
-    assert_true(mem_tester_done(t));
-    assert_int_equal(mem_tester_mismatches(t), 0);
-    assert_true(mem_tester_checked(t) > 0);
+    tester_rig_tester(&tr, &tc);
+    for (uint32_t i = 0; i < tc.agents; i++)
+        tester_rig_place(&tr, i, i % ngpus);
     /* Write-through everywhere: memory equals the reference. */
-    assert_memory_equal(fm.bytes, mem_tester_shadow(t), fm.size);
-    rt_rig r = {.stats = st};
+    tester_rig_run_clean(&tr);
+    rt_rig r = {.stats = tr.st};
     double ins = rt_rig_stat(&r, "Stack*", "tsu_insertions", NULL);
     double ev = rt_rig_stat(&r, "Stack*", "tsu_evictions", NULL);
     double ov = rt_rig_stat(&r, "Stack*", "ts_overflows", NULL);
@@ -574,14 +544,9 @@ static void test_random_tester(void **state)
     printf("# tester: %llu ops on 4 shared GPUs, %llu bytes checked; TSU "
            "%.0f insertions, %.0f evictions, %.0f overflows; %.0f coherence "
            "misses\n", (unsigned long long)(tc.ops_per_agent * tc.agents),
-           (unsigned long long)mem_tester_checked(t), ins, ev, ov, cm);
+           (unsigned long long)mem_tester_checked(tr.t), ins, ev, ov, cm);
     assert_true(ev > 0 && cm > 0 && ov > 0);
-    mem_tester_free(t);
-    platform_free(p);
-    mem_pool_free(pool);
-    eng_free(eng);
-    stat_registry_free(st);
-    free(fm.bytes);
+    tester_rig_free(&tr);
 }
 
 int main(void)

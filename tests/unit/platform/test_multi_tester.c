@@ -24,7 +24,7 @@
 #include "platform/platform.h"
 #include "sim/stats.h"
 
-#include "flat_mem.h"
+#include "tester_rig.h"
 
 #define MEM_PER_GPU (64u * 1024)
 
@@ -65,51 +65,21 @@ static void run_tester(uint32_t ngpus, platform_net net)
     ** that DRAM holds every write when the tester is done. */
     pc.gpu.l2.size = 8 * 1024;
     pc.gpu.l2.write_policy = CACHE_WRITE_THROUGH;
-    assert_int_equal(platform_config_validate(&pc), MGS_OK);
-
-    flat_mem fm = {.size = (uint64_t)ngpus * MEM_PER_GPU};
-    fm.bytes = malloc(fm.size);
-    mem_tester_fill_initial(fm.bytes, 0, fm.size);
-    mem_backing backing = {.read = flat_read, .write = flat_write, .ud = &fm};
-    mem_pagetable pt = {.translate = no_translate, .ud = NULL};
-
-    sim_engine *eng = eng_new(NULL);
-    mem_pool *pool = mem_pool_new();
-    stat_registry *st = stat_registry_new();
-    platform *p = platform_new(eng, &pc, pool, st, &backing, &pt);
+    tester_rig tr;
+    tester_rig_platform(&tr, &pc);
+    stat_registry *st = tr.st;
 
     mem_tester_config tc;
-    mem_tester_config_default(&tc);
-    tc.agents = 2 * ngpus;
-    tc.base = 0;
-    tc.size = fm.size;
-    tc.unit = 64;
-    tc.max_size = 64;
+    tester_rig_config(&tr, &pc, 2 * ngpus, &tc);
     tc.ops_per_agent = 400;
-    tc.max_outstanding = 8;
     tc.mode = MEM_TESTER_PRIVATE;
     tc.seed = 7;
-    tc.period = pc.gpu.period;
-    assert_int_equal(mem_tester_config_validate(&tc), MGS_OK);
-    mem_tester *t = mem_tester_new(eng, "Tester", &tc, pool, st);
+    tester_rig_tester(&tr, &tc);
     /* Agent i owns a slice homed on GPU i / 2; even agents run on that
     ** GPU, odd ones on the next GPU (all their accesses are remote). */
-    for (uint32_t i = 0; i < tc.agents; i++) {
-        uint32_t home = i / 2, gpu = (home + i % 2) % ngpus;
-        gpu_build *g = platform_gpu(p, gpu);
-        mem_route r;
-        gpu_build_l1_route(g, &r);
-        conn_plug(gpu_build_xbar(g), mem_tester_port(t, i));
-        mem_tester_set_route(t, i, &r);
-        mem_tester_set_gpu(t, i, (int32_t)gpu);
-    }
-    assert_int_equal(eng_run(eng), MGS_OK);
-    if (mem_tester_mismatches(t))
-        mem_tester_report(t, stderr);
-    assert_true(mem_tester_done(t));
-    assert_int_equal(mem_tester_mismatches(t), 0);
-    assert_true(mem_tester_checked(t) > 0);
-    assert_memory_equal(fm.bytes, mem_tester_shadow(t), fm.size);
+    for (uint32_t i = 0; i < tc.agents; i++)
+        tester_rig_place(&tr, i, (i / 2 + i % 2) % ngpus);
+    tester_rig_run_clean(&tr);
 
     double out = stat_sum(st, "RDMA", "out_reads") +
                  stat_sum(st, "RDMA", "out_writes") +
@@ -118,7 +88,7 @@ static void run_tester(uint32_t ngpus, platform_net net)
                 stat_sum(st, "RDMA", "in_writes") +
                 stat_sum(st, "RDMA", "in_atomics");
     print_message("%u GPUs: %.0f remote parts, %llu bytes checked\n", ngpus,
-                  out, (unsigned long long)mem_tester_checked(t));
+                  out, (unsigned long long)mem_tester_checked(tr.t));
     assert_true(out > 200.0 * ngpus);
     assert_true(in == out);
     assert_true(stat_sum(st, "RDMA", "faults") == 0);
@@ -131,12 +101,7 @@ static void run_tester(uint32_t ngpus, platform_net net)
     assert_true(stat_sum(st, net_name, "a_to_b.messages") +
                     stat_sum(st, net_name, "b_to_a.messages") >= 2 * out);
 
-    mem_tester_free(t);
-    platform_free(p);
-    mem_pool_free(pool);
-    eng_free(eng);
-    stat_registry_free(st);
-    free(fm.bytes);
+    tester_rig_free(&tr);
 }
 
 static void test_tester_2gpus_pcie(void **state)
