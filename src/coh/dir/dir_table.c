@@ -46,7 +46,7 @@ struct dir_table {
     uint64_t cap;          /* ways in the arrays */
     uint64_t *key;         /* [cap] */
     uint64_t *pos;         /* [cap] */
-    uint64_t *stamp;       /* [cap] */
+    uint64_t *stamp;       /* [cap], bounded only */
     uint64_t *sh;          /* [cap x slots] */
     uint64_t clock;        /* next stamp */
     dir_table_stats st;
@@ -158,7 +158,8 @@ static void arrays_alloc(dir_table *t, uint64_t cap)
     t->key = mgs_xmalloc(cap * sizeof *t->key);
     memset(t->key, 0xff, cap * sizeof *t->key); /* KEY_NONE */
     t->pos = MGS_NEW_ARRAY(uint64_t, cap);
-    t->stamp = MGS_NEW_ARRAY(uint64_t, cap);
+    /* Stamps order replacement: the unbounded table never replaces. */
+    t->stamp = t->bounded ? MGS_NEW_ARRAY(uint64_t, cap) : NULL;
     t->sh = MGS_NEW_ARRAY(uint64_t, cap * t->slots);
 }
 
@@ -186,7 +187,7 @@ dir_table *dir_table_new(const dir_table_config *c, dir_emit_fn emit,
     t->slots = c->org == DIR_ORG_HMG ? 1 : c->range_lines;
     t->home_bit = 1ull << c->home;
     t->bounded = c->entries != 0;
-    t->lru = c->policy == DIR_POLICY_LRU;
+    t->lru = t->bounded && c->policy == DIR_POLICY_LRU;
     if (t->bounded) {
         t->ways = c->ways;
         t->set_mask = c->entries / c->ways - 1;
@@ -279,7 +280,6 @@ static void unbounded_grow(dir_table *t)
             w = (w + 1) & mask;
         t->key[w] = old.key[o];
         t->pos[w] = old.pos[o];
-        t->stamp[w] = old.stamp[o];
         memcpy(&t->sh[w * t->slots], &old.sh[o * t->slots],
                t->slots * sizeof *t->sh);
     }
@@ -318,7 +318,8 @@ static uint64_t allocate(dir_table *t, uint64_t k)
     }
     t->key[w] = k;
     t->pos[w] = 0;
-    t->stamp[w] = t->clock++;
+    if (t->bounded)
+        t->stamp[w] = t->clock++;
     t->st.insertions++;
     if (++t->st.valid_entries > t->st.max_valid_entries)
         t->st.max_valid_entries = t->st.valid_entries;
@@ -346,7 +347,6 @@ static void release(dir_table *t, uint64_t w)
             continue;
         t->key[hole] = t->key[j];
         t->pos[hole] = t->pos[j];
-        t->stamp[hole] = t->stamp[j];
         memcpy(&t->sh[hole * t->slots], &t->sh[j * t->slots],
                t->slots * sizeof *t->sh);
         memset(&t->sh[j * t->slots], 0, t->slots * sizeof *t->sh);
