@@ -76,8 +76,8 @@
 ** one 64-bit sharer vector per line of each entry) and allocates nothing
 ** per operation; a lookup scans the ways of one set. The unbounded table is
 ** a linear-probing hash (load <= 1/2) that doubles when needed and deletes
-** by backward shift: 24 bytes a slot plus 8 per line of an entry, so an
-** unbounded LINE table costs up to ~64 bytes per tracked line. Unbounded
+** by backward shift: 16 bytes a slot plus 8 per sharer vector, so an
+** unbounded LINE table costs 48-96 bytes per tracked line. Unbounded
 ** LINE and REC decide exactly the same invalidations (both exact, neither
 ** evicts; a test checks it): an ideal run may take REC with 64-line ranges,
 ** far smaller when remote reads have spatial locality. Deterministic: no
