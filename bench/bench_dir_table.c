@@ -5,7 +5,7 @@
 **   BENCH dir_table_<org> ns_per_op=N evictions=E lines_per_eviction=L
 ** org: line (baseline, FIFO), hmg (4 lines, FIFO), rec (1 kB, LRU), ideal
 ** (unbounded LINE). The stream: GPUs 1-3 each walk their own part of a
-** 256 MB footprint line by line with a random jump one access in 16 (so
+** 64 MB footprint line by line with a random jump one access in 16 (so
 ** entries fill and get evicted); 1 access in 8 is a write (remote, keeping
 ** the writer), 1 in 32 a local write by the home. CPU time per operation,
 ** invalidations go to a callback that counts them.
@@ -19,7 +19,7 @@
 #include "bench/bench_util.h"
 #include "coh/dir/dir_table.h"
 
-#define FOOTPRINT_LINES (1u << 22)
+#define FOOTPRINT_LINES (1u << 20)
 
 static void count_emit(void *ud, uint64_t addr, uint64_t sharers,
                        dir_cause cause)
