@@ -116,6 +116,14 @@ typedef struct coh_ts_params {
     uint32_t ts_max;              /* largest timestamp (16 bits: 65535) */
 } coh_ts_params;
 
+/* Parameters of the directory protocols (the [directory] keys, keys.def). */
+typedef struct coh_dir_params {
+    uint32_t entries;         /* per GPU; 0 = unbounded (ideal) */
+    uint32_t ways;
+    uint32_t range;           /* bytes one entry covers; 0 = the protocol's */
+    uint8_t policy;           /* 0 = the protocol's, 1 FIFO, 2 LRU */
+} coh_dir_params;
+
 /* What a protocol may know about the machine it runs on. */
 typedef struct coh_system {
     uint32_t ngpus;           /* GPU models (monolithic: 1) */
@@ -127,6 +135,10 @@ typedef struct coh_system {
     uint32_t line;            /* L2 line bytes (gpu.cache_line) */
     coh_remote_cache remote_cache;
     coh_ts_params ts;         /* timestamp protocols' keys */
+    coh_dir_params dir;       /* directory protocols' keys */
+    uint32_t l2_banks;        /* per GPU */
+    uint32_t l2_interleave;   /* bytes: address a is in bank
+                                 (a / l2_interleave) % l2_banks */
 } coh_system;
 
 /* Cache levels for attach_cache. */
@@ -154,6 +166,7 @@ typedef struct coh_site {
     const char *name;
     mgs_time period;          /* clock of the L2 banks (ps) */
     bool top_external;        /* shared platform: see above */
+    cache *l2;                /* the bank (NULL on an external site) */
 } coh_site;
 
 typedef struct coh_protocol {
@@ -180,6 +193,11 @@ typedef struct coh_protocol {
     void (*attach_cache)(void *pd, cache *c, coh_level level, uint32_t gpu);
     /* Optional: the agent at a site (above), or NULL. */
     sim_port *(*memory_agent)(void *pd, const coh_site *site);
+    /* Optional, platforms with an inter-GPU network (RDMA): a port of the
+    ** protocol's own to attach at GPU gpu's endpoint of that network (a
+    ** directory's invalidations travel there), or NULL. Called once per
+    ** GPU after every GPU is built. */
+    sim_port *(*network_port)(void *pd, uint32_t gpu);
 } coh_protocol;
 
 /* An instance: the protocol and its private data, shared by every GPU of

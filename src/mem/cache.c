@@ -280,9 +280,23 @@ static uint64_t *line_meta(cache *c, uint64_t addr, int64_t fi)
 ** -1 none, FRAME_LOOKUP unknown), letting the protocol stamp it. */
 static void answer_up(cache *c, mem_msg *rsp, const mem_msg *req, int64_t fi)
 {
-    if (c->proto && c->proto->on_respond)
-        c->proto->on_respond(c->proto_data, c, cache_line_addr(c, req->addr),
-                             line_meta(c, req->addr, fi), rsp, req);
+    if (c->proto) {
+        uint64_t line = cache_line_addr(c, req->addr);
+        if (c->proto->on_respond)
+            c->proto->on_respond(c->proto_data, c, line,
+                                 line_meta(c, req->addr, fi), rsp, req);
+        if (c->proto->hold && c->proto->hold(c->proto_data, c, line, rsp,
+                                             req)) {
+            if (c->held_count == c->held_cap) {
+                c->held_cap = c->held_cap ? 2 * c->held_cap : 16;
+                c->held = mgs_xrealloc(c->held,
+                                       c->held_cap * sizeof *c->held);
+            }
+            c->held[c->held_count++] = (cache_held){rsp, &c->top, line, 0,
+                                                    false};
+            return;
+        }
+    }
     push_rsp(c, rsp, &c->top);
 }
 
@@ -790,7 +804,14 @@ static bool drain(cache *c)
             c->drain_head = next;
         if (c->drain_tail == m)
             c->drain_tail = prev;
+        bool drop = m->drop_after;
+        uint32_t fi = m->frame;
         cache_mshr_release(c, m);
+        if (drop) {
+            /* Invalidated while it was being filled (inv_step). */
+            assert(!c->frames[fi].dirty);
+            evict_frame(c, fi, false);
+        }
         progress = true;
         m = next;
     }
@@ -891,6 +912,28 @@ static bool *blocked_flag(cache *c, sim_port *via)
                              : &c->top_blocked;
 }
 
+/* Sends the released held responses that are due, in holding order,
+** keeping the others in order. */
+static bool send_released(cache *c, mgs_time now)
+{
+    bool progress = false;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < c->held_count; i++) {
+        cache_held *h = &c->held[i];
+        if (h->released && h->ready <= now && !*blocked_flag(c, h->via)) {
+            if (port_send(h->via, &h->msg->base) == MGS_OK) {
+                c->held_released--;
+                progress = true;
+                continue;
+            }
+            *blocked_flag(c, h->via) = true;
+        }
+        c->held[k++] = *h;
+    }
+    c->held_count = k;
+    return progress;
+}
+
 static bool send_ready(cache *c)
 {
     bool progress = false;
@@ -908,6 +951,8 @@ static bool send_ready(cache *c)
         c->rsp_count--;
         progress = true;
     }
+    if (c->held_released)
+        progress |= send_released(c, now);
     uint32_t cap = c->cfg.max_inflight_below;
     while (c->down_count && !c->bottom_blocked) {
         cache_txn *t = c->down_q[c->down_head];
@@ -939,13 +984,17 @@ static bool send_ready(cache *c)
 
 /* ---- invalidations from below ------------------------------------------ */
 
-/* Serves MEM_INV_LINE in arrival order. One waits while its line has an
-** MSHR (a fill in flight, targets draining, a lock): that MSHR then takes
-** no new targets, so it finishes. Then the line's dirty bytes are written
-** back and the ack queued after them in the down FIFO. Deadlock freedom
-** rests on the bottom port never stalling behind an invalidation: the
-** sender keeps at most inv_buffer of them unacknowledged per cache
-** (docs/memory.md). */
+/* Serves MEM_INV_LINE in arrival order. A line whose MSHR is busy (a
+** fill in flight, targets draining) and that cannot be dirty (not
+** write-back) is acknowledged at once and dropped when its MSHR is done
+** (drop_after): the acknowledgement then never waits for a fill, which may
+** itself wait at a home for this very acknowledgement (a directory holding
+** a write's answer). Otherwise (a write-back line, a lock) it waits while
+** the MSHR is busy; that MSHR then takes no new targets, so it finishes.
+** Then the line's dirty bytes are written back and the ack queued after
+** them in the down FIFO. Deadlock freedom rests on the bottom port never
+** stalling behind an invalidation: the sender keeps at most inv_buffer of
+** them unacknowledged per cache (docs/memory.md). */
 static bool inv_step(cache *c)
 {
     bool progress = false;
@@ -953,14 +1002,22 @@ static bool inv_step(cache *c)
         mem_msg *inv = c->inv_q[c->inv_head];
         uint64_t line = cache_line_addr(c, inv->addr);
         int64_t fi = cache_tags_find(c, line);
+        bool later = false;
         if (fi >= 0 && c->frames[fi].mshr) {
-            c->frames[fi].mshr->inv_wait = true;
-            break;
+            cache_mshr *m = c->frames[fi].mshr;
+            m->inv_wait = true;
+            if (policy_of(c, line) == CACHE_WRITE_BACK || m->locks ||
+                m->lock_only)
+                break;
+            later = true;
         }
-        if (cache_txn_free_count(c) < 1u + (frame_dirty(c, fi) ? 1 : 0)) {
+        if (cache_txn_free_count(c) <
+            1u + (!later && frame_dirty(c, fi) ? 1 : 0)) {
             stat_inc(c->stall_bottom_busy);
             break;
         }
+        if (later)
+            c->frames[fi].mshr->drop_after = true;
         /* The ack's slot first (hooks may send too), queued after the
         ** write-back. */
         cache_txn *t = cache_txn_alloc(c, TXN_POST);
@@ -968,9 +1025,10 @@ static bool inv_step(cache *c)
         t->down = ack;
         t->fixed_dst = true;
         if (c->proto && c->proto->on_inv)
-            c->proto->on_inv(c->proto_data, c, line, line_meta(c, line, fi),
-                             inv, ack);
-        if (fi >= 0)
+            c->proto->on_inv(c->proto_data, c, line,
+                             later ? NULL : line_meta(c, line, fi), inv,
+                             ack);
+        if (fi >= 0 && !later)
             evict_frame(c, (uint32_t)fi, false);
         cache_down_push(c, t);
         stat_inc(c->line_invalidations);
@@ -1115,6 +1173,17 @@ static bool take_from(cache *c, sim_port *port, uint32_t *budget)
             stat_inc(c->stall_bottom_busy);
             break;
         }
+        /* The protocol admits each request once (the head may wait here
+        ** for the cache's own resources after it was admitted). */
+        const mem_msg **admitted = port == &c->home ? &c->admitted_home
+                                                    : &c->admitted_top;
+        if (c->proto && c->proto->admit && *admitted != m &&
+            (m->base.type == MEM_READ || m->base.type == MEM_WRITE ||
+             m->base.type == MEM_ATOMIC)) {
+            if (!c->proto->admit(c->proto_data, c, m, port == &c->home))
+                break;
+            *admitted = m;
+        }
         bool ok;
         switch (m->base.type) {
         case MEM_READ:
@@ -1141,6 +1210,7 @@ static bool take_from(cache *c, sim_port *port, uint32_t *budget)
         if (!ok)
             break;
         port_retrieve(port);
+        *admitted = NULL;
         progress = true;
     }
     return progress;
@@ -1171,6 +1241,12 @@ static mgs_time next_ready(const cache *c)
         mgs_time d = c->down_q[c->down_head]->ready;
         if (d < t)
             t = d;
+    }
+    for (uint32_t i = 0; c->held_released && i < c->held_count; i++) {
+        const cache_held *h = &c->held[i];
+        if (h->released && h->ready < t &&
+            !*blocked_flag((cache *)c, h->via))
+            t = h->ready;
     }
     return t;
 }
@@ -1230,7 +1306,8 @@ static bool cache_busy(const sim_comp *sc)
     const cache *c = (const cache *)sc;
     return port_occupancy(&c->top) || port_occupancy(&c->ctrl) ||
            port_occupancy(&c->home) ||
-           port_occupancy(&c->bottom) || c->rsp_count || c->txn_used ||
+           port_occupancy(&c->bottom) || c->rsp_count || c->held_count ||
+           c->txn_used ||
            c->mshr_used || c->inv_count || c->ctrl_state != CTRL_IDLE;
 }
 
@@ -1248,9 +1325,10 @@ static void cache_dump(const sim_comp *sc, FILE *f)
 {
     const cache *c = (const cache *)sc;
     fprintf(f, "  mshr %u/%u below %u/%u (queued %u) responses %u/%u "
-            "inv %u ctrl %d%s%s%s\n", c->mshr_used, c->cfg.mshr_entries,
-            c->txn_used, c->cfg.max_inflight_below, c->down_count,
-            c->rsp_count, c->rsp_cap, c->inv_count, c->ctrl_state,
+            "inv %u ctrl %d held %u%s%s%s\n", c->mshr_used,
+            c->cfg.mshr_entries, c->txn_used, c->cfg.max_inflight_below,
+            c->down_count, c->rsp_count, c->rsp_cap, c->inv_count,
+            c->ctrl_state, c->held_count,
             c->top_blocked ? " top-blocked" : "",
             c->bottom_blocked ? " bottom-blocked" : "",
             c->ctrl_blocked ? " ctrl-blocked" : "");
@@ -1382,6 +1460,7 @@ void cache_free(cache *c)
     free(c->txns);
     free(c->down_q);
     free(c->rsp_q);
+    free(c->held);
     free(c);
 }
 
@@ -1456,6 +1535,8 @@ bool cache_line_locked(const cache *c, uint64_t addr)
 ** so a protocol's messages never take those. */
 enum { CORE_TXNS = 2, CORE_RSPS = 1 };
 
+const cache_config *cache_config_of(const cache *c) { return &c->cfg; }
+
 uint32_t cache_room_below(const cache *c)
 {
     uint32_t f = cache_txn_free_count(c);
@@ -1478,6 +1559,26 @@ bool cache_send_below(cache *c, mem_msg *m, bool expects_answer)
     cache_down_push(c, t);
     comp_wake(&c->base);
     return true;
+}
+
+uint32_t cache_release_held(cache *c, uint64_t addr)
+{
+    uint64_t line = cache_line_addr(c, addr);
+    mgs_time ready = now_of(c) + mgs_cycles(c->cfg.hit_latency,
+                                            c->cfg.period);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->held_count; i++) {
+        cache_held *h = &c->held[i];
+        if (h->line == line && !h->released) {
+            h->released = true;
+            h->ready = ready;
+            n++;
+        }
+    }
+    c->held_released += n;
+    if (n)
+        comp_wake(&c->base);
+    return n;
 }
 
 bool cache_send_up(cache *c, mem_msg *m)

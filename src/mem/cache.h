@@ -164,6 +164,19 @@ typedef struct cache_protocol {
     ** after its write-back and may be stamped. */
     void (*on_inv)(void *pd, cache *c, uint64_t line_addr, uint64_t *meta,
                    const mem_msg *inv, mem_msg *ack);
+    /* A read, write or atomic is at the head of its port (home: it came on
+    ** the home port) and about to be served: false leaves it there, to be
+    ** offered again on a later tick (after some progress of the cache; a
+    ** directory waiting for room below). Called once per request that it
+    ** admits: a request admitted and then held back by the cache's own
+    ** resources is not offered again. */
+    bool (*admit)(void *pd, cache *c, const mem_msg *req, bool home);
+    /* A response to req is about to be queued (after on_respond): true
+    ** holds it (it keeps its response slot) until the protocol calls
+    ** cache_release_held for its line (a directory acknowledging a write
+    ** only once its invalidations are acknowledged). */
+    bool (*hold)(void *pd, cache *c, uint64_t line_addr, const mem_msg *rsp,
+                 const mem_msg *req);
 } cache_protocol;
 
 /* Installs a protocol (borrowed; NULL = none). Call before simulating. */
@@ -192,11 +205,16 @@ bool cache_line_locked(const cache *c, uint64_t addr);
 ** max_inflight_below >= 3, and 1 response slot likewise. */
 bool cache_send_below(cache *c, mem_msg *m, bool expects_answer);
 uint32_t cache_room_below(const cache *c);
+/* The cache's configuration (read-only). */
+const cache_config *cache_config_of(const cache *c);
 /* Sends m up (m->base.dst set) through the response queue, after the
 ** responses queued before it, hit_latency cycles from now; it passes to
 ** its receiver. false if the queue is full (cache_room_up() == 0). */
 bool cache_send_up(cache *c, mem_msg *m);
 uint32_t cache_room_up(const cache *c);
+/* Queues every response held (hold hook) for addr's line, in the order
+** they were held, hit_latency cycles from now. Returns how many. */
+uint32_t cache_release_held(cache *c, uint64_t addr);
 /* Whether addr's line is remote for this cache (its policy). */
 bool cache_line_is_remote(const cache *c, uint64_t addr);
 

@@ -54,6 +54,8 @@ struct cache_mshr {
     uint16_t locks;         /* cache_line_lock count: targets wait */
     bool lock_only;         /* taken by a lock, not by a miss */
     bool inv_wait;          /* a MEM_INV_LINE waits: merge no more */
+    bool drop_after;        /* a MEM_INV_LINE was acknowledged early:
+                               drop the (clean) line once drained */
     mem_msg **targets;      /* mshr_targets requests, in arrival order */
     cache_mshr *next;       /* free list, or drain list (fill order) */
 };
@@ -92,6 +94,14 @@ typedef struct cache_rsp {
     mgs_time ready;
 } cache_rsp;
 
+typedef struct cache_held {
+    mem_msg *msg;
+    sim_port *via;
+    uint64_t line;
+    mgs_time ready;         /* once released */
+    bool released;          /* cache_release_held: send when ready */
+} cache_held;
+
 enum { CTRL_IDLE = 0, CTRL_DRAIN, CTRL_WRITEBACK, CTRL_WAIT_WB };
 
 struct cache {
@@ -105,6 +115,14 @@ struct cache {
     uint8_t ctrl_state;     /* CTRL_* */
     uint32_t remote_txns;   /* transactions below for remote lines */
     cache_rsp *rsp_q;       /* ring, rsp_cap */
+    cache_held *held;       /* responses a protocol holds (hold hook), in
+                               holding order; growable: they take no
+                               rsp_q slot, so a held write never stops the
+                               cache answering the reads that the release
+                               of its hold may depend on */
+    uint32_t held_count, held_cap, held_released;
+    const mem_msg *admitted_top, *admitted_home; /* admit hook said yes to
+                                                    this head request */
     cache_txn **down_q;     /* ring, max_inflight_below */
     cache_mshr *drain_head, *drain_tail;
     sim_event wake_ev;      /* wake-up for timed queues (no busy ticking) */

@@ -38,7 +38,7 @@ cache_mshr *cache_mshr_alloc(cache *c, uint64_t line_addr, uint32_t frame)
     m->state = MSHR_WAIT_FILL;
     m->head = m->count = 0;
     m->locks = 0;
-    m->lock_only = m->inv_wait = false;
+    m->lock_only = m->inv_wait = m->drop_after = false;
     c->mshr_used++;
     c->frames[frame].mshr = m;
     return m;

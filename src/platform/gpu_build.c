@@ -441,7 +441,8 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
             coh_site site = {.eng = eng, .pool = pool, .stats = st,
                              .net = g->mem_net, .memory = g->l2_below[b],
                              .gpu = (uint32_t)gi, .bank = b,
-                             .name = l2name, .period = c->l2.period};
+                             .name = l2name, .period = c->l2.period,
+                             .l2 = g->l2[b]};
             sim_port *agent = c->coh->proto->memory_agent(c->coh->pd, &site);
             if (agent)
                 g->l2_below[b] = agent;

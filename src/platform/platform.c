@@ -82,6 +82,8 @@ void platform_config_default(platform_config *c)
                                 .tsu_entries = 4096, .tsu_latency = 50,
                                 .ts_max = 65535};
     snprintf(c->host_link, sizeof c->host_link, "auto");
+    /* keys.def [directory] */
+    c->coh_dir = (coh_dir_params){.entries = 8192, .ways = 8};
 }
 
 /* The [rdma] keys (docs/rdma.md); gpu_config_of adds the platform's. */
@@ -145,6 +147,13 @@ void platform_config_from(platform_config *c, const mgs_config *k)
         .tsu_entries = (uint32_t)k->halcone_tsu_entries,
         .tsu_latency = (uint32_t)k->halcone_tsu_latency,
         .ts_max = (uint32_t)k->halcone_ts_max};
+    c->coh_dir = (coh_dir_params){
+        .entries = (uint32_t)k->directory_entries,
+        .ways = (uint32_t)k->directory_ways,
+        .range = (uint32_t)k->directory_range,
+        .policy = (uint8_t)(!strcmp(k->directory_policy, "fifo")  ? 1
+                            : !strcmp(k->directory_policy, "lru") ? 2
+                                                                   : 0)};
     size_t hl = strlen(k->platform_host_link);
     if (hl < sizeof c->host_link)
         memcpy(c->host_link, k->platform_host_link, hl + 1);
@@ -165,6 +174,9 @@ void platform_coh_system(const platform_config *c, coh_system *out)
     out->line = c->gpu.l2.line;
     out->remote_cache = c->remote_cache;
     out->ts = c->coh_ts;
+    out->dir = c->coh_dir;
+    out->l2_banks = c->gpu.l2_banks;
+    out->l2_interleave = (uint32_t)c->gpu.l2_interleave;
 }
 
 /* The one GPU model of a monolithic platform: N x the resources. */
@@ -295,6 +307,13 @@ static void wire_rdma(platform *p, sim_engine *eng, stat_registry *st,
     for (uint32_t i = 0; i < c->ngpus; i++) {
         outs[i] = rdma_outside(gpu_build_rdma(p->gpus[i]));
         noc_attach(p->net, outs[i], topo.gpu[i]);
+        /* A protocol's own traffic between GPUs (directory
+        ** invalidations) shares the links. */
+        sim_port *cp = p->coh && p->coh->proto->network_port
+                           ? p->coh->proto->network_port(p->coh->pd, i)
+                           : NULL;
+        if (cp)
+            noc_attach(p->net, cp, topo.gpu[i]);
     }
     for (uint32_t i = 0; i < c->ngpus; i++)
         rdma_set_peers(gpu_build_rdma(p->gpus[i]), outs, c->ngpus);

@@ -95,6 +95,7 @@ typedef struct platform_config {
     char coherence[32];       /* coherence.protocol (src/coh/) */
     coh_remote_cache remote_cache; /* coherence.remote_cache */
     coh_ts_params coh_ts;     /* [halcone] keys */
+    coh_dir_params coh_dir;   /* [directory] keys */
     char host_link[32];       /* "auto" (PCIe of pcie_version), "pcie3"
                                  .. "pcie6", or a bandwidth ("32GB/s") */
 } platform_config;
