@@ -25,10 +25,7 @@ expect_exit 2 "$bin" run vecadd --mode timing --size small --quiet \
     --db "$TMP/e.db" --platform shared $H --set halcone.tsu_entries=12
 expect_one_error_line
 
-"$bin" list workloads >"$OUT" 2>"$ERR" || fail "mgsim list workloads"
-names=$(awk '/^  [a-z][a-z0-9_]* /{print $1}' "$OUT" | grep -v '^name$')
-[ -n "$subset" ] && names=$subset
-[ -n "$names" ] || fail "no workloads listed"
+workload_names
 failed=""
 runs=0
 for w in $names; do

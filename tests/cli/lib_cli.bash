@@ -40,3 +40,12 @@ optimised_mgsim() {
         subset=""
     fi
 }
+
+# workload_names: sets $names to the registered workloads (`$bin list
+# workloads`), or to $subset when optimised_mgsim left one.
+workload_names() {
+    "$bin" list workloads >"$OUT" 2>"$ERR" || fail "mgsim list workloads"
+    names=$(awk '/^  [a-z][a-z0-9_]* /{print $1}' "$OUT" | grep -v '^name$')
+    [ -n "${subset:-}" ] && names=$subset
+    [ -n "$names" ] || fail "no workloads listed"
+}

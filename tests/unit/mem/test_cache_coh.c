@@ -3,8 +3,9 @@
 ** bytes of one line), different write policies for local and remote
 ** lines, the protocol hooks (responses, acknowledgements, invalidations,
 ** sending below and up) with protocol fields and their wire size, line
-** locks, and MEM_INV_LINE arriving from below (absent, clean and dirty
-** lines, during a fill). */
+** locks, MEM_INV_LINE arriving from below (absent, clean and dirty lines,
+** during a fill: waiting for it on write-back lines, acknowledged at once
+** on write-through ones), admission and held answers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -707,6 +708,138 @@ static void test_inv_during_fill(void **state)
     one_free(o);
 }
 
+/* A clean write-through line being filled is acknowledged at once (the
+** acknowledgement must not wait for a fill that may itself wait at a home
+** for it: a directory holding a write's answer); the fill still serves the
+** targets merged before the invalidation, then the line is dropped, and a
+** request after the invalidation misses again. */
+static void test_inv_during_fill_write_through(void **state)
+{
+    (void)state;
+    cache_config cfg;
+    base_cfg(&cfg, CACHE_WRITE_THROUGH);
+    one *o = one_new(&cfg);
+    mem_msg *r1 = rd(o, 0xb00, 4, 0);
+    mem_msg *i = inv(o, 0xb00, 4000);             /* fill in flight */
+    mem_msg *r2 = rd(o, 0xb08, 4, 8000);          /* after the INV */
+    one_run(o);
+    mgs_time t1 = 0, ti = 0, t2 = 0;
+    assert_non_null(probe_answer(&o->p, r1, &t1));
+    assert_non_null(probe_answer(&o->dir, i, &ti));
+    assert_non_null(probe_answer(&o->p, r2, &t2));
+    assert_true(ti < 22000);                /* before the fill is taken */
+    assert_int_equal(t1, 29000);            /* the fill served r1 */
+    assert_true(t2 > t1);                   /* r2 refetched */
+    assert_int_equal(o->c->read_misses->value, 2);
+    assert_int_equal(o->c->read_mshr_merges->value, 0);
+    assert_int_equal(o->c->line_invalidations->value, 1);
+    one_free(o);
+}
+
+/* ---- admission and held answers (a directory's hooks) ------------------- */
+
+typedef struct held_proto {
+    one *o;
+    mem_msg *pending;            /* our request to the "directory", or NULL */
+    uint32_t admits_write, admits_read, refusals, holds, released;
+} held_proto;
+
+/* A write to line 0x300 first sends a request below (to the directory
+** probe) and its answer is held until that request is answered; a read of
+** 0x300 is refused while the request is out. */
+static bool hp_admit(void *pd, cache *c, const mem_msg *req, bool home)
+{
+    (void)home;
+    held_proto *h = pd;
+    if ((req->addr & ~63ull) != 0x300)
+        return true;
+    if (req->base.type == MEM_READ) {
+        h->admits_read++;
+        if (h->pending) {
+            h->refusals++;
+            return false;
+        }
+        return true;
+    }
+    h->admits_write++;
+    mem_msg *m = mem_msg_alloc(h->o->pool, MEM_READ);
+    m->addr = 0x300;
+    m->size = 4;
+    m->base.dst = &h->o->dir.port;
+    m->base.bytes = 8;
+    assert_true(cache_send_below(c, m, true));
+    h->pending = m;
+    return true;
+}
+
+static bool hp_hold(void *pd, cache *c, uint64_t line, const mem_msg *rsp,
+                    const mem_msg *req)
+{
+    (void)c, (void)rsp;
+    held_proto *h = pd;
+    if (line != 0x300 || !h->pending || req->base.type != MEM_WRITE)
+        return false;
+    h->holds++;
+    return true;
+}
+
+static void hp_on_ack(void *pd, cache *c, uint64_t line, uint64_t *meta,
+                      const mem_msg *ack, mem_msg *up)
+{
+    (void)line, (void)meta, (void)up;
+    held_proto *h = pd;
+    if (ack->req == h->pending) {
+        h->pending = NULL;
+        h->released += cache_release_held(c, 0x300);
+    }
+}
+
+static const cache_protocol held_protocol = {
+    .name = "held", .admit = hp_admit, .hold = hp_hold,
+    .on_ack = hp_on_ack};
+
+static void test_admit_and_held_answers(void **state)
+{
+    (void)state;
+    cache_config cfg;
+    base_cfg(&cfg, CACHE_WRITE_BACK);
+    one *o = one_new(&cfg);
+    held_proto h = {.o = o};
+    cache_set_protocol(o->c, &held_protocol, &h);
+    mem_msg *w = wr(o, 0x300, 64, 0x61, 0);      /* whole line: no fetch */
+    mem_msg *other = rd(o, 0x400, 4, 1000);      /* another line: free */
+    mem_msg *r = rd(o, 0x308, 4, 2000);          /* refused while out (and
+                                                    what follows it on the
+                                                    port waits too) */
+    assert_int_equal(eng_run(o->eng), MGS_EDEADLOCK); /* request unanswered */
+    assert_int_equal(h.admits_write, 1);
+    assert_int_equal(h.holds, 1);
+    assert_null(probe_answer(&o->p, w, NULL));   /* held */
+    assert_null(probe_answer(&o->p, r, NULL));   /* refused */
+    assert_non_null(probe_answer(&o->p, other, NULL));
+    assert_true(h.refusals >= 1);
+    assert_int_equal(o->dir.nrsp, 1);
+    /* the directory answers at 100 ns: the held answer leaves, the read
+    ** is admitted and hits the written line */
+    mgs_time ta = eng_now(o->eng) + 100000;
+    mem_msg *ok = mem_msg_response(o->pool, o->dir.rsp[0]);
+    ok->base.dst = cache_bottom(o->c);
+    o->dir.nrsp = 0;                    /* the cache frees its request */
+    probe_send_at(&o->dir, ok, ta);
+    one_run(o);
+    o->dir.out[o->dir.nout - 1] = NULL; /* and the answer */
+    mgs_time tw = 0, tr = 0;
+    assert_non_null(probe_answer(&o->p, w, &tw));
+    mem_msg *ra = probe_answer(&o->p, r, &tr);
+    assert_non_null(ra);
+    assert_true(tw > ta && tr > ta);
+    assert_int_equal(ra->data[0], 0x61);
+    assert_int_equal(h.released, 1);
+    assert_int_equal(h.admits_write, 1);         /* admitted once */
+    assert_int_equal(o->c->txn_used, 0);
+    one_free(o);
+}
+
 /* Invalidations do not block answers from below while the sender keeps
 ** at most inv_buffer of them unacknowledged (the contract, docs/memory.md):
 ** six invalidations of lines whose fills are in flight all wait, every
@@ -881,6 +1014,8 @@ int main(void)
         cmocka_unit_test(test_inv_line_from_below),
         cmocka_unit_test(test_inv_writeback_before_ack),
         cmocka_unit_test(test_inv_during_fill),
+        cmocka_unit_test(test_inv_during_fill_write_through),
+        cmocka_unit_test(test_admit_and_held_answers),
         cmocka_unit_test(test_inv_many_during_misses),
         cmocka_unit_test(test_random_invalidations_under_load),
     };
