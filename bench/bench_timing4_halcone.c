@@ -24,11 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct bench_run {
-    double wall, cpu;
-    mgs_rt_totals totals;
-} bench_run;
-
 static int run_mm(const char *protocol, uint32_t n, const float *a,
                   const float *b, float *c, bench_run *out)
 {
@@ -38,36 +33,9 @@ static int run_mm(const char *protocol, uint32_t n, const float *a,
              protocol);
     snprintf(cfg.l2_write_policy, sizeof cfg.l2_write_policy,
              "writethrough");
-    mgs_rt_options o;
-    mgs_rt_options_default(&o);
-    o.mode = MGS_MODE_TIMING;
-    o.num_gpus = 4;
-    o.platform = "shared";
-    o.config = &cfg;
-    mgs_rt *rt;
-    int rc = mgs_rt_new(&o, &rt);
-    if (rc)
-        return bench_fail("bench_timing4_halcone", "runtime", rc);
-    bench_mm mm;
-    if ((rc = bench_mm_setup(rt, MGS_GPU_ALL, n, a, b, &mm))) {
-        mgs_rt_free(rt);
-        return bench_fail("bench_timing4_halcone", "setup", rc);
-    }
-    rc = bench_mm_launch(rt, &mm, n, MGS_GPU_ALL, 1, &out->wall, &out->cpu);
-    if (rc == MGS_OK)
-        rc = mgs_memcpy_d2h(rt, c, mm.dc, (size_t)n * n * 4);
-    mgs_rt_totals_get(rt, &out->totals);
-    mgs_rt_free(rt);
-    if (rc)
-        return bench_fail("bench_timing4_halcone", "launch", rc);
     char who[64];
     snprintf(who, sizeof who, "bench_timing4_halcone: %s", protocol);
-    return bench_mm_check(who, n, a, b, c);
-}
-
-static double rate(const bench_run *r)
-{
-    return r->cpu > 0 ? (double)r->totals.wf_insts / r->cpu : 0.0;
+    return bench_mm_run_cfg(who, &cfg, "shared", 4, n, a, b, c, out);
 }
 
 static void print_run(const char *name, const char *protocol,
@@ -76,7 +44,7 @@ static void print_run(const char *name, const char *protocol,
     double cycles = (double)r->totals.sim_time_ps / 1000.0; /* 1 GHz */
     printf("BENCH %s wf_insts_per_s=%.0f sim_cycles_per_s=%.0f wall_s=%.3f "
            "cpu_s=%.3f n=%u gpus=4 platform=shared protocol=%s wf_insts=%llu "
-           "sim_cycles=%.0f\n", name, rate(r),
+           "sim_cycles=%.0f\n", name, bench_run_rate(r),
            r->cpu > 0 ? cycles / r->cpu : 0.0, r->wall, r->cpu, n, protocol,
            (unsigned long long)r->totals.wf_insts, cycles);
 }
@@ -98,7 +66,9 @@ int main(int argc, char **argv)
         print_run("timing4_shared_nc_mm", "nc", &nc, n);
         printf("BENCH timing4_halcone_cost speed_ratio=%.3f "
                "sim_time_ratio=%.3f\n",
-               rate(&nc) > 0 ? rate(&h) / rate(&nc) : 0.0,
+               bench_run_rate(&nc) > 0
+                   ? bench_run_rate(&h) / bench_run_rate(&nc)
+                   : 0.0,
                nc.totals.sim_time_ps ? (double)h.totals.sim_time_ps /
                                            (double)nc.totals.sim_time_ps
                                      : 0.0);

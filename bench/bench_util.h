@@ -10,6 +10,7 @@
 #define MGS_BENCH_UTIL_H
 
 #include "mgsim/errors.h"
+#include "config/config.h"
 #include "mgsim/runtime.h"
 #include "workloads/workload.h"
 
@@ -150,6 +151,51 @@ static inline int bench_mm_check(const char *who, uint32_t n, const float *a,
         }
     }
     return 0;
+}
+
+/* One timing run of the multiply (n, inputs a, b; c receives the result)
+** on gpus GPUs of platform under cfg (the caller's: protocol and keys),
+** one launch over every GPU: wall and CPU seconds of the launch and the
+** run's totals. 0, or bench_fail's code (who names the program). */
+typedef struct bench_run {
+    double wall, cpu;
+    mgs_rt_totals totals;
+} bench_run;
+
+static inline int bench_mm_run_cfg(const char *who, mgs_config *cfg,
+                                   const char *platform, int gpus,
+                                   uint32_t n, const float *a,
+                                   const float *b, float *c, bench_run *out)
+{
+    mgs_rt_options o;
+    mgs_rt_options_default(&o);
+    o.mode = MGS_MODE_TIMING;
+    o.num_gpus = gpus;
+    o.platform = platform;
+    o.config = cfg;
+    mgs_rt *rt;
+    int rc = mgs_rt_new(&o, &rt);
+    if (rc)
+        return bench_fail(who, "runtime", rc);
+    bench_mm mm;
+    if ((rc = bench_mm_setup(rt, MGS_GPU_ALL, n, a, b, &mm))) {
+        mgs_rt_free(rt);
+        return bench_fail(who, "setup", rc);
+    }
+    rc = bench_mm_launch(rt, &mm, n, MGS_GPU_ALL, 1, &out->wall, &out->cpu);
+    if (rc == MGS_OK)
+        rc = mgs_memcpy_d2h(rt, c, mm.dc, (size_t)n * n * 4);
+    mgs_rt_totals_get(rt, &out->totals);
+    mgs_rt_free(rt);
+    if (rc)
+        return bench_fail(who, "launch", rc);
+    return bench_mm_check(who, n, a, b, c);
+}
+
+/* Wavefront instructions per CPU second of a run. */
+static inline double bench_run_rate(const bench_run *r)
+{
+    return r->cpu > 0 ? (double)r->totals.wf_insts / r->cpu : 0.0;
 }
 
 #endif
