@@ -182,6 +182,8 @@ struct cu {
     uint32_t done_head, done_count;
     uint32_t fetch_inflight;  /* CU-wide */
     bool issued_this_cycle;
+    bool vmem_refusing;       /* asleep with waves the vector memory unit
+                                 refuses: their turns count as refusals */
     bool simd_pow2;           /* num_simds is a power of two */
     bool inst_routed;
     uint64_t lds_head_ready;  /* lds_ready[lds_head] while lds_pending: the
@@ -255,6 +257,14 @@ void cu_barrier_check(cu *c, cu_wg *g);
 bool cu_fetch(cu *c, uint64_t now);
 bool cu_issue(cu *c, uint64_t now);
 bool cu_take_fetch_responses(cu *c, uint64_t now);
+/* The earliest cycle at or after from at which the wave's next instruction
+** can issue (its SIMD's turn aside): busy_until, the SIMD's VALU, the LDS
+** issue interval. UINT64_MAX when only an event that ticks the CU anyway
+** lets it issue: it is not READY, its instruction is not buffered, or the
+** memory unit refuses it (*vmem_refused for the vector one, which counts
+** stall_vmem_backpressure on each of its turns). */
+uint64_t cu_wave_issue_at(const cu *c, const cu_wave *wv, uint64_t from,
+                          bool *vmem_refused);
 
 /* cu_mem.c */
 bool cu_memunit_run(cu *c, cu_memunit *u, uint64_t now);

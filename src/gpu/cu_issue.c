@@ -62,8 +62,12 @@ bool cu_fetch(cu *c, uint64_t now)
         if (!best || wv->last_fetch < best->last_fetch)
             best = wv;
     }
-    if (!best || !port_can_send(&c->inst))
+    if (!best)
         return false;
+    if (!port_can_send(&c->inst)) {
+        port_notify_when_free(&c->inst); /* ticks the CU then */
+        return false;
+    }
     cu_wave *wv = best;
     uint64_t pc_line = wv->w.pc & ~(line - 1);
     if (pc_line > wv->ib_start)
@@ -285,6 +289,19 @@ static bool mem_room(const cu *c, const cu_wave *wv, bool vm, bool lgkm)
            (!lgkm || wv->lgkm_out < CU_LGKM_MAX);
 }
 
+/* Whether the memory unit refuses the wave's vector or scalar memory
+** instruction now (back-pressure). Only a tick that makes progress (a
+** response retires an operation, the unit takes its queue head) ends it:
+** the sleeping CU needs no timer for such a wave (next_timed_cycle). */
+static bool mem_refused(const cu *c, const cu_wave *wv, const gcn_inst *in,
+                        bool vector)
+{
+    const cu_memunit *u = vector ? &c->vmem : &c->smem;
+    bool flat = in->fmt == GCN_FMT_FLAT;
+    return !u->routed || !mem_room(c, wv, vector, !vector || flat) ||
+           !c->plan_nfree || u->qcount == u->queue_cap;
+}
+
 /* Issues a vector (FLAT/MUBUF) or scalar (SMEM) memory instruction.
 ** Returns whether it issued (false: back-pressure, try again later). */
 static bool exec_mem(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
@@ -292,8 +309,7 @@ static bool exec_mem(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
 {
     cu_memunit *u = vector ? &c->vmem : &c->smem;
     bool flat = in->fmt == GCN_FMT_FLAT;
-    if (!u->routed || !mem_room(c, wv, vector, !vector || flat) ||
-        !c->plan_nfree || u->qcount == u->queue_cap) {
+    if (mem_refused(c, wv, in, vector)) {
         if (vector)
             stat_inc(c->st.stall_vmem_backpressure);
         return false;
@@ -470,4 +486,40 @@ bool cu_issue(cu *c, uint64_t now)
         }
     }
     return progress;
+}
+
+uint64_t cu_wave_issue_at(const cu *c, const cu_wave *wv, uint64_t from,
+                          bool *vmem_refused)
+{
+    *vmem_refused = false;
+    if (wv->state != CU_W_READY)
+        return UINT64_MAX; /* a response, a barrier or the end wakes it */
+    const gcn_emu_program *p = wv->prog;
+    size_t slot = (size_t)(wv->w.pc >> 2);
+    const gcn_inst *in = slot < p->nslots ? &p->insts[slot] : NULL;
+    uint32_t size = in && in->size ? in->size : 4;
+    if (wv->w.pc < wv->ib_start || wv->w.pc + size > wv->ib_end)
+        return UINT64_MAX; /* the fetch response wakes the CU */
+    uint64_t t = wv->busy_until > from ? wv->busy_until : from;
+    /* A pc outside the code or an unsupported instruction ends the wave
+    ** at its turn (cu_issue), like a scheduler instruction. */
+    switch (in && !(wv->w.pc & 3) ? unit_of(in) : CU_U_INTERNAL) {
+    case CU_U_VALU:
+        return c->simd_busy_until[wv->simd] > t ? c->simd_busy_until[wv->simd]
+                                                : t;
+    case CU_U_VMEM:
+        if (mem_refused(c, wv, in, true)) {
+            *vmem_refused = true; /* refused on each turn (a statistic) */
+            return UINT64_MAX;
+        }
+        return t;
+    case CU_U_SMEM:
+        return mem_refused(c, wv, in, false) ? UINT64_MAX : t;
+    case CU_U_LDS:
+        if (!mem_room(c, wv, false, true))
+            return UINT64_MAX; /* an LDS completion or a response frees it */
+        return c->lds_next_free > t ? c->lds_next_free : t;
+    default:
+        return t;
+    }
 }

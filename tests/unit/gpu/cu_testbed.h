@@ -36,6 +36,7 @@ typedef struct tmem {
     sim_port port;
     mem_pool *pool;
     uint64_t latency;                 /* cycles */
+    uint64_t inst_latency;            /* fetches, if not 0 (else latency) */
     struct { mem_msg *req; uint64_t ready; } q[TB_QUEUE];
     uint32_t head, count;
     uint8_t *mem;                     /* TB_MEM_SIZE bytes at TB_MEM_BASE */
@@ -103,7 +104,9 @@ static bool tmem_tick(sim_comp *c)
     mem_msg *m;
     while (t->count < TB_QUEUE && (m = (mem_msg *)port_retrieve(&t->port))) {
         t->q[(t->head + t->count) % TB_QUEUE].req = m;
-        t->q[(t->head + t->count) % TB_QUEUE].ready = now + t->latency;
+        t->q[(t->head + t->count) % TB_QUEUE].ready =
+            now + (m->flags & MEM_F_INST && t->inst_latency ? t->inst_latency
+                                                            : t->latency);
         t->count++;
         progress = true;
     }
@@ -178,7 +181,10 @@ typedef struct testbed {
     gpu_launch launch;
 } testbed;
 
-static void tb_init(testbed *tb, const cu_config *cfg, uint64_t latency)
+/* lane_capacity: messages each port may have in flight on the connection
+** (tb_init: 16). */
+static void tb_init_lanes(testbed *tb, const cu_config *cfg, uint64_t latency,
+                          uint32_t lane_capacity)
 {
     memset(tb, 0, sizeof *tb);
     tb->eng = eng_new(NULL);
@@ -186,7 +192,7 @@ static void tb_init(testbed *tb, const cu_config *cfg, uint64_t latency)
     tb->stats = stat_registry_new();
     sim_conn_config cc;
     conn_config_default(&cc);
-    cc.lane_capacity = 16;
+    cc.lane_capacity = lane_capacity;
     tb->conn = conn_new(tb->eng, "Conn", &cc, NULL);
     tb->cu = cu_new(tb->eng, "CU[0]", cfg, tb->pool, tb->stats);
     comp_init(&tb->mem.base, tb->eng, &tmem_ops, "TMem", cfg->period);
@@ -210,6 +216,11 @@ static void tb_init(testbed *tb, const cu_config *cfg, uint64_t latency)
     cu_set_vmem_route(tb->cu, &r);
     cu_set_smem_route(tb->cu, &r);
     cu_set_inst_route(tb->cu, &r);
+}
+
+static void tb_init(testbed *tb, const cu_config *cfg, uint64_t latency)
+{
+    tb_init_lanes(tb, cfg, latency, 16);
 }
 
 /* A kernel descriptor for a hand-written program: v0 = work-item id x,
