@@ -492,9 +492,54 @@ static uint64_t turns_between(const cu *c, uint64_t from, uint64_t to,
     return first > to ? 0 : (to - first) / c->cfg.num_simds + 1;
 }
 
+/* The earliest cycle at or after from at which the wave's next instruction
+** can issue (its SIMD's turn aside): busy_until, the SIMD's VALU, the LDS
+** issue interval (the tests of cu_issue and its exec_*). UINT64_MAX when
+** only an event that ticks the CU anyway lets it issue: it is not READY,
+** its instruction is not buffered (the fetch response), or the memory unit
+** refuses it (a response or the unit's progress; *vmem_refused for the
+** vector unit, which counts stall_vmem_backpressure on each of its turns).
+** A pc outside the code or an unsupported instruction ends the wave at its
+** turn, like a scheduler instruction. */
+static uint64_t wave_issue_at(const cu *c, const cu_wave *wv, uint64_t from,
+                              bool *vmem_refused)
+{
+    if (wv->state != CU_W_READY)
+        return UINT64_MAX;
+    const gcn_emu_program *p = wv->prog;
+    size_t slot = (size_t)(wv->w.pc >> 2);
+    const gcn_inst *in = slot < p->nslots ? &p->insts[slot] : NULL;
+    uint32_t size = in && in->size ? in->size : 4;
+    if (wv->w.pc < wv->ib_start || wv->w.pc + size > wv->ib_end)
+        return UINT64_MAX;
+    uint64_t t = wv->busy_until > from ? wv->busy_until : from;
+    if (!in || (wv->w.pc & 3))
+        return t;
+    switch (cu_unit_of_fmt(in->fmt)) {
+    case CU_U_VALU: {
+        uint64_t free = c->simd_busy_until[wv->simd];
+        return free > t ? free : t;
+    }
+    case CU_U_VMEM:
+        if (cu_mem_refused(c, wv, in->fmt, true)) {
+            *vmem_refused = true;
+            return UINT64_MAX;
+        }
+        return t;
+    case CU_U_SMEM:
+        return cu_mem_refused(c, wv, in->fmt, false) ? UINT64_MAX : t;
+    case CU_U_LDS:
+        if (!cu_mem_room(wv, false, true))
+            return UINT64_MAX; /* an LDS completion or a response */
+        return c->lds_next_free > t ? c->lds_next_free : t;
+    default:
+        return t;
+    }
+}
+
 /* Earliest future cycle at which something timed changes, or UINT64_MAX:
 ** a wave's next issue turn once its instruction in flight completes and
-** its unit is free (cu_wave_issue_at), its SIMD's next fetch turn when it
+** its unit is free (wave_issue_at), its SIMD's next fetch turn when it
 ** wants a fetch, an LDS operation's completion, a memory unit's next
 ** instruction slot. Waves that wait for an event (a response, the memory
 ** unit taking its queue head, a free lane) need no timer: that event ticks
@@ -515,9 +560,7 @@ static uint64_t next_timed_cycle(cu *c, uint64_t now)
         const uint64_t fetch_turn = turn_at_or_after(c, now + 1, s);
         for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
             const cu_wave *wv = c->simd_waves[s][i];
-            bool refused;
-            uint64_t t = cu_wave_issue_at(c, wv, now + 1, &refused);
-            refusing |= refused;
+            uint64_t t = wave_issue_at(c, wv, now + 1, &refusing);
             if (t != UINT64_MAX) {
                 t = turn_at_or_after(c, t, s); /* its SIMD's issue turn */
                 if (t < best)
@@ -552,8 +595,8 @@ static void count_refusals_asleep(cu *c, uint64_t last, uint64_t now)
     for (uint32_t s = 0; s < c->cfg.num_simds; s++)
         for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
             const cu_wave *wv = c->simd_waves[s][i];
-            bool refused;
-            cu_wave_issue_at(c, wv, 0, &refused);
+            bool refused = false;
+            wave_issue_at(c, wv, 0, &refused);
             if (!refused)
                 continue;
             uint64_t from = wv->busy_until > last + 1 ? wv->busy_until

@@ -163,27 +163,16 @@ bool cu_take_fetch_responses(cu *c, uint64_t now)
 
 static cu_unit unit_of(const gcn_inst *in)
 {
+    cu_unit u = cu_unit_of_fmt(in->fmt);
+    if (u != CU_U_SALU)
+        return u;
+    /* The scalar families: the op decides. */
     uint32_t flags = gcn_op_table[in->op].flags;
-    switch ((gcn_fmt)in->fmt) {
-    case GCN_FMT_SOPP:
+    if (in->fmt == GCN_FMT_SOPP)
         return flags & GCN_F_BRANCH && in->op != GCN_OP_S_ENDPGM
                    ? CU_U_BRANCH
                    : CU_U_INTERNAL;
-    case GCN_FMT_SOP1: case GCN_FMT_SOP2: case GCN_FMT_SOPK:
-    case GCN_FMT_SOPC:
-        return flags & GCN_F_BRANCH ? CU_U_BRANCH : CU_U_SALU;
-    case GCN_FMT_SMEM:
-        return CU_U_SMEM;
-    case GCN_FMT_VOP1: case GCN_FMT_VOP2: case GCN_FMT_VOPC:
-    case GCN_FMT_VOP3A: case GCN_FMT_VOP3B:
-        return CU_U_VALU;
-    case GCN_FMT_DS:
-        return CU_U_LDS;
-    case GCN_FMT_FLAT: case GCN_FMT_MUBUF:
-        return CU_U_VMEM;
-    default:
-        return CU_U_COUNT; /* not executable */
-    }
+    return flags & GCN_F_BRANCH ? CU_U_BRANCH : CU_U_SALU;
 }
 
 /* Ends the wave's work-group with the one-line message of emu mode. */
@@ -280,28 +269,6 @@ static void exec_internal(cu *c, cu_wave *wv, const gcn_inst *in,
     }
 }
 
-/* Whether the wave can take one more memory operation holding the given
-** counters (32 in flight, each counter at most 15). */
-static bool mem_room(const cu *c, const cu_wave *wv, bool vm, bool lgkm)
-{
-    (void)c;
-    return wv->nops < CU_WAVE_MAX_OPS && (!vm || wv->vm_out < CU_VM_MAX) &&
-           (!lgkm || wv->lgkm_out < CU_LGKM_MAX);
-}
-
-/* Whether the memory unit refuses the wave's vector or scalar memory
-** instruction now (back-pressure). Only a tick that makes progress (a
-** response retires an operation, the unit takes its queue head) ends it:
-** the sleeping CU needs no timer for such a wave (next_timed_cycle). */
-static bool mem_refused(const cu *c, const cu_wave *wv, const gcn_inst *in,
-                        bool vector)
-{
-    const cu_memunit *u = vector ? &c->vmem : &c->smem;
-    bool flat = in->fmt == GCN_FMT_FLAT;
-    return !u->routed || !mem_room(c, wv, vector, !vector || flat) ||
-           !c->plan_nfree || u->qcount == u->queue_cap;
-}
-
 /* Issues a vector (FLAT/MUBUF) or scalar (SMEM) memory instruction.
 ** Returns whether it issued (false: back-pressure, try again later). */
 static bool exec_mem(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
@@ -309,7 +276,7 @@ static bool exec_mem(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
 {
     cu_memunit *u = vector ? &c->vmem : &c->smem;
     bool flat = in->fmt == GCN_FMT_FLAT;
-    if (mem_refused(c, wv, in, vector)) {
+    if (cu_mem_refused(c, wv, in->fmt, vector)) {
         if (vector)
             stat_inc(c->st.stall_vmem_backpressure);
         return false;
@@ -365,7 +332,7 @@ static bool exec_mem(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
 
 static bool exec_lds(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now)
 {
-    if (c->lds_next_free > now || !mem_room(c, wv, false, true))
+    if (c->lds_next_free > now || !cu_mem_room(wv, false, true))
         return false;
     int rc = gcn_exec_ds(&wv->w, in);
     count_inst(c, wv, c->st.lds);
@@ -486,40 +453,4 @@ bool cu_issue(cu *c, uint64_t now)
         }
     }
     return progress;
-}
-
-uint64_t cu_wave_issue_at(const cu *c, const cu_wave *wv, uint64_t from,
-                          bool *vmem_refused)
-{
-    *vmem_refused = false;
-    if (wv->state != CU_W_READY)
-        return UINT64_MAX; /* a response, a barrier or the end wakes it */
-    const gcn_emu_program *p = wv->prog;
-    size_t slot = (size_t)(wv->w.pc >> 2);
-    const gcn_inst *in = slot < p->nslots ? &p->insts[slot] : NULL;
-    uint32_t size = in && in->size ? in->size : 4;
-    if (wv->w.pc < wv->ib_start || wv->w.pc + size > wv->ib_end)
-        return UINT64_MAX; /* the fetch response wakes the CU */
-    uint64_t t = wv->busy_until > from ? wv->busy_until : from;
-    /* A pc outside the code or an unsupported instruction ends the wave
-    ** at its turn (cu_issue), like a scheduler instruction. */
-    switch (in && !(wv->w.pc & 3) ? unit_of(in) : CU_U_INTERNAL) {
-    case CU_U_VALU:
-        return c->simd_busy_until[wv->simd] > t ? c->simd_busy_until[wv->simd]
-                                                : t;
-    case CU_U_VMEM:
-        if (mem_refused(c, wv, in, true)) {
-            *vmem_refused = true; /* refused on each turn (a statistic) */
-            return UINT64_MAX;
-        }
-        return t;
-    case CU_U_SMEM:
-        return mem_refused(c, wv, in, false) ? UINT64_MAX : t;
-    case CU_U_LDS:
-        if (!mem_room(c, wv, false, true))
-            return UINT64_MAX; /* an LDS completion or a response frees it */
-        return c->lds_next_free > t ? c->lds_next_free : t;
-    default:
-        return t;
-    }
 }
