@@ -14,7 +14,9 @@
 ** No busy ticking: when a tick makes no progress the CU sleeps, after
 ** scheduling one of its own wake events at the earliest cycle at which a
 ** timed condition (a busy wave, a SIMD, an LDS op, a memory unit's issue
-** interval) changes; responses and CP messages wake it through its ports.
+** interval) changes; responses, CP messages and a full lane's freeing wake
+** it through its ports. A wave the memory unit refuses waits for such an
+** event, not for a time (docs/cu.md "Not sleeping").
 */
 #include "gpu/cu_int.h"
 
