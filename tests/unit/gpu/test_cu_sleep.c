@@ -22,47 +22,13 @@
 
 enum { LOADS = 20, LATENCY = 1000 };
 
-#define S_ENDPGM 0xbf810000u
-#define S_WAITCNT_VM0 0xbf8c0f70u
-#define V_MOV_V0_LIT 0x7e0002ffu             /* v_mov_b32 v0, lit */
-#define V_MOV_V1_0 0x7e020280u               /* v_mov_b32 v1, 0 */
-#define V_MOV_V2_0 0x7e040280u               /* v_mov_b32 v2, 0 */
-#define V_MOV_V3_V0 0x7e060300u              /* v_mov_b32 v3, v0 */
-#define V_LSHLREV_V1_4_V0 0x24020084u        /* v_lshlrev_b32 v1, 4, v0 */
-#define V_ADD_U32_V1_LIT_V1 0x320202ffu      /* v_add_u32 v1, vcc, lit, v1 */
 #define S_MOV_S0_LOADS (0xbe800080u + LOADS) /* s_mov_b32 s0, LOADS */
-#define S_SUB_U32_S0_S0_1 0x80808100u        /* s_sub_u32 s0, s0, 1 */
-#define S_CMP_EQ_U32_S0_0 0xbf068000u        /* s_cmp_eq_u32 s0, 0 */
 #define S_CBRANCH_SCC0_BACK5 0xbf84fffbu     /* s_cbranch_scc0 -5 dwords */
-#define FLAT_LOAD_V2_V01 0xdc500000u, 0x02000000u /* flat_load_dword v2, v[0:1] */
-#define FLAT_STORE_X4_V12_V36 0xdc7c0000u, 0x00000301u
-                               /* flat_store_dwordx4 v[1:2], v[3:6] */
 
 static sim_comp *cu_comp(testbed *tb)
 {
     return (sim_comp *)tb->cu; /* sim_comp is cu's first member */
 }
-
-typedef struct stat_find {
-    const char *metric;
-    double value;
-} stat_find;
-
-static void find_row(const stat_row *row, void *ud)
-{
-    stat_find *f = ud;
-    if (!strcmp(row->metric, f->metric))
-        f->value = row->value;
-}
-
-static double stat_of(testbed *tb, const char *metric)
-{
-    stat_find f = {.metric = metric, .value = -1};
-    stat_registry_foreach(tb->stats, eng_now(tb->eng), find_row, &f);
-    return f.value;
-}
-
-
 
 /* One wave issues LOADS loads of one line in a loop: the 16th waits
 ** (vmcnt, lgkmcnt at 15) for the first response, LATENCY cycles. The
