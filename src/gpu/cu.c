@@ -14,7 +14,9 @@
 ** No busy ticking: when a tick makes no progress the CU sleeps, after
 ** scheduling one of its own wake events at the earliest cycle at which a
 ** timed condition (a busy wave, a SIMD, an LDS op, a memory unit's issue
-** interval) changes; responses and CP messages wake it through its ports.
+** interval) changes; responses, CP messages and a full lane's freeing wake
+** it through its ports. A wave the memory unit refuses waits for such an
+** event, not for a time (docs/cu.md "Not sleeping").
 */
 #include "gpu/cu_int.h"
 
@@ -459,24 +461,14 @@ static bool send_done(cu *c)
 
 /* ---- timed wake-ups ---- */
 
-/* Whether the wave's next instruction is in its buffer (if not, the fetch
-** response wakes the CU; no timer is needed). */
-static bool wv_inst_buffered(const cu_wave *wv)
-{
-    const gcn_emu_program *p = wv->prog;
-    size_t slot = (size_t)(wv->w.pc >> 2);
-    uint32_t size = slot < p->nslots && p->insts[slot].size
-                        ? p->insts[slot].size : 4;
-    uint64_t pc = wv->w.pc;
-    return pc >= wv->ib_start && pc + size <= wv->ib_end;
-}
-
 /* Whether the fetch arbiter would send a fetch for the wave on its turn
-** (the same test as cu_fetch). */
+** (the same test as cu_fetch). A full instruction lane needs no timer: the
+** port notifies when it frees (cu_fetch asked it to). */
 static bool wv_can_fetch(const cu *c, const cu_wave *wv)
 {
     if (wv->state == CU_W_ENDED || wv->fetch_inflight ||
-        c->fetch_inflight >= c->cfg.fetch_max_inflight)
+        c->fetch_inflight >= c->cfg.fetch_max_inflight || !c->inst_routed ||
+        !port_can_send(&c->inst))
         return false;
     const uint64_t line = c->cfg.fetch_line;
     uint64_t pc_line = wv->w.pc & ~(line - 1);
@@ -484,10 +476,6 @@ static bool wv_can_fetch(const cu *c, const cu_wave *wv)
     return wv->fetch_next + line - start <= c->cfg.inst_buf_bytes;
 }
 
-/* Earliest future cycle at which something timed changes, or UINT64_MAX:
-** a wave's next issue turn once its instruction in flight completes, its
-** SIMD's next fetch turn when it wants a fetch, an LDS operation's
-** completion, a memory unit's next instruction slot. */
 /* The first cycle at or after t that is SIMD s's turn. */
 static inline uint64_t turn_at_or_after(const cu *c, uint64_t t, uint32_t s)
 {
@@ -496,10 +484,75 @@ static inline uint64_t turn_at_or_after(const cu *c, uint64_t t, uint32_t s)
     return t + (s >= cur ? s - cur : s + ns - cur);
 }
 
-static uint64_t next_timed_cycle(const cu *c, uint64_t now)
+/* How many of the cycles [from, to] are SIMD s's turn. */
+static uint64_t turns_between(const cu *c, uint64_t from, uint64_t to,
+                              uint32_t s)
+{
+    if (from > to)
+        return 0;
+    uint64_t first = turn_at_or_after(c, from, s);
+    return first > to ? 0 : (to - first) / c->cfg.num_simds + 1;
+}
+
+/* The earliest cycle at or after from at which the wave's next instruction
+** can issue (its SIMD's turn aside): busy_until, the SIMD's VALU, the LDS
+** issue interval (the tests of cu_issue and its exec_*). UINT64_MAX when
+** only an event that ticks the CU anyway lets it issue: it is not READY,
+** its instruction is not buffered (the fetch response), or the memory unit
+** refuses it (a response or the unit's progress; *vmem_refused for the
+** vector unit, which counts stall_vmem_backpressure on each of its turns).
+** A pc outside the code or an unsupported instruction ends the wave at its
+** turn, like a scheduler instruction. */
+static uint64_t wave_issue_at(const cu *c, const cu_wave *wv, uint64_t from,
+                              bool *vmem_refused)
+{
+    if (wv->state != CU_W_READY)
+        return UINT64_MAX;
+    const gcn_emu_program *p = wv->prog;
+    size_t slot = (size_t)(wv->w.pc >> 2);
+    const gcn_inst *in = slot < p->nslots ? &p->insts[slot] : NULL;
+    uint32_t size = in && in->size ? in->size : 4;
+    if (wv->w.pc < wv->ib_start || wv->w.pc + size > wv->ib_end)
+        return UINT64_MAX;
+    uint64_t t = wv->busy_until > from ? wv->busy_until : from;
+    if (!in || (wv->w.pc & 3))
+        return t;
+    switch (cu_unit_of_fmt(in->fmt)) {
+    case CU_U_VALU: {
+        uint64_t free = c->simd_busy_until[wv->simd];
+        return free > t ? free : t;
+    }
+    case CU_U_VMEM:
+        if (cu_mem_refused(c, wv, in->fmt, true)) {
+            *vmem_refused = true;
+            return UINT64_MAX;
+        }
+        return t;
+    case CU_U_SMEM:
+        return cu_mem_refused(c, wv, in->fmt, false) ? UINT64_MAX : t;
+    case CU_U_LDS:
+        if (!cu_mem_room(wv, false, true))
+            return UINT64_MAX; /* an LDS completion or a response */
+        return c->lds_next_free > t ? c->lds_next_free : t;
+    default:
+        return t;
+    }
+}
+
+/* Earliest future cycle at which something timed changes, or UINT64_MAX:
+** a wave's next issue turn once its instruction in flight completes and
+** its unit is free (wave_issue_at), its SIMD's next fetch turn when it
+** wants a fetch, an LDS operation's completion, a memory unit's next
+** instruction slot. Waves that wait for an event (a response, the memory
+** unit taking its queue head, a free lane) need no timer: that event ticks
+** the CU. Sets vmem_refusing when it finds a wave the vector memory unit
+** refuses (it scans every wave when it returns a cycle after now + 1,
+** i.e. when the CU goes to sleep). */
+static uint64_t next_timed_cycle(cu *c, uint64_t now)
 {
     uint64_t best = UINT64_MAX;
     const uint32_t ns = c->cfg.num_simds;
+    bool refusing = false;
     /* Nothing can come before now + 1: the scan stops once that is found
     ** (the result is the same minimum). It starts at the SIMD whose turn
     ** is next, the likeliest to hold that earliest cycle. */
@@ -509,11 +562,9 @@ static uint64_t next_timed_cycle(const cu *c, uint64_t now)
         const uint64_t fetch_turn = turn_at_or_after(c, now + 1, s);
         for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
             const cu_wave *wv = c->simd_waves[s][i];
-            if (wv->state == CU_W_READY && wv_inst_buffered(wv)) {
-                /* Its SIMD's issue turn at or after busy_until. */
-                uint64_t t = wv->busy_until > now + 1 ? wv->busy_until
-                                                      : now + 1;
-                t = turn_at_or_after(c, t, s);
+            uint64_t t = wave_issue_at(c, wv, now + 1, &refusing);
+            if (t != UINT64_MAX) {
+                t = turn_at_or_after(c, t, s); /* its SIMD's issue turn */
                 if (t < best)
                     best = t;
             }
@@ -523,6 +574,7 @@ static uint64_t next_timed_cycle(const cu *c, uint64_t now)
                 break;
         }
     }
+    c->vmem_refusing = refusing;
     if (c->lds_pending) {
         uint64_t ready = c->lds_head_ready;
         if (ready > now && ready < best)
@@ -534,6 +586,26 @@ static uint64_t next_timed_cycle(const cu *c, uint64_t now)
             units[i]->next_start > now && units[i]->next_start < best)
             best = units[i]->next_start;
     return best;
+}
+
+/* A CU that slept through cycles (last, now) with waves the vector memory
+** unit refused would have counted a refusal for each of them on each turn
+** of its SIMD once it was not busy (cu_issue): nothing changed while it
+** slept, so count those turns now. */
+static void count_refusals_asleep(cu *c, uint64_t last, uint64_t now)
+{
+    for (uint32_t s = 0; s < c->cfg.num_simds; s++)
+        for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
+            const cu_wave *wv = c->simd_waves[s][i];
+            bool refused = false;
+            wave_issue_at(c, wv, 0, &refused);
+            if (!refused)
+                continue;
+            uint64_t from = wv->busy_until > last + 1 ? wv->busy_until
+                                                      : last + 1;
+            stat_addn(c->st.stall_vmem_backpressure,
+                      turns_between(c, from, now - 1, s));
+        }
 }
 
 static void schedule_wake(cu *c, uint64_t cycle)
@@ -580,6 +652,11 @@ static bool cu_tick(sim_comp *comp)
     if (c->resident && now > c->last_cycle + 1) {
         stat_addn(c->st.cycles_busy, now - c->last_cycle - 1);
         stat_addn(c->st.cycles_no_issue, now - c->last_cycle - 1);
+    }
+    if (c->vmem_refusing) {
+        if (now > c->last_cycle + 1)
+            count_refusals_asleep(c, c->last_cycle, now);
+        c->vmem_refusing = false;
     }
     bool was_resident = c->resident != 0;
     c->last_cycle = now;

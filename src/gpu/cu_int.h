@@ -182,6 +182,8 @@ struct cu {
     uint32_t done_head, done_count;
     uint32_t fetch_inflight;  /* CU-wide */
     bool issued_this_cycle;
+    bool vmem_refusing;       /* asleep with waves the vector memory unit
+                                 refuses: their turns count as refusals */
     bool simd_pow2;           /* num_simds is a power of two */
     bool inst_routed;
     uint64_t lds_head_ready;  /* lds_ready[lds_head] while lds_pending: the
@@ -245,6 +247,51 @@ static inline uint64_t cu_wave_pc_va(const cu_wave *wv)
 
 _Static_assert(offsetof(cu_wave, w) + offsetof(gcn_wave, pc) + 8 <= 64,
                "w.pc must share the first host cache line of cu_wave");
+
+/* The unit of an instruction by its encoding: CU_U_SALU stands for all the
+** scalar families (whose op decides between SALU, branch and the
+** scheduler: cu_issue.c's unit_of); CU_U_COUNT for formats not executed. */
+static inline cu_unit cu_unit_of_fmt(uint8_t fmt)
+{
+    switch ((gcn_fmt)fmt) {
+    case GCN_FMT_SOPP: case GCN_FMT_SOP1: case GCN_FMT_SOP2:
+    case GCN_FMT_SOPK: case GCN_FMT_SOPC:
+        return CU_U_SALU;
+    case GCN_FMT_SMEM:
+        return CU_U_SMEM;
+    case GCN_FMT_VOP1: case GCN_FMT_VOP2: case GCN_FMT_VOPC:
+    case GCN_FMT_VOP3A: case GCN_FMT_VOP3B:
+        return CU_U_VALU;
+    case GCN_FMT_DS:
+        return CU_U_LDS;
+    case GCN_FMT_FLAT: case GCN_FMT_MUBUF:
+        return CU_U_VMEM;
+    default:
+        return CU_U_COUNT;
+    }
+}
+
+/* Whether the wave can take one more memory operation holding the given
+** counters (32 in flight, each counter at most 15). */
+static inline bool cu_mem_room(const cu_wave *wv, bool vm, bool lgkm)
+{
+    return wv->nops < CU_WAVE_MAX_OPS && (!vm || wv->vm_out < CU_VM_MAX) &&
+           (!lgkm || wv->lgkm_out < CU_LGKM_MAX);
+}
+
+/* Whether the memory unit refuses the wave's vector (FLAT/MUBUF) or scalar
+** memory instruction of format fmt now (back-pressure). Only a tick that
+** makes progress (a response retires an operation, the unit takes its
+** queue head) ends it, so a waiting wave needs no timer. The CU-wide
+** conditions come first: they do not read the wave's counters (another
+** host cache line). */
+static inline bool cu_mem_refused(const cu *c, const cu_wave *wv,
+                                  uint8_t fmt, bool vector)
+{
+    const cu_memunit *u = vector ? &c->vmem : &c->smem;
+    return !u->routed || !c->plan_nfree || u->qcount == u->queue_cap ||
+           !cu_mem_room(wv, vector, !vector || fmt == GCN_FMT_FLAT);
+}
 
 /* cu.c */
 void cu_wave_end(cu *c, cu_wave *wv, int status, const char *msg);

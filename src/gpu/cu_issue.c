@@ -62,8 +62,12 @@ bool cu_fetch(cu *c, uint64_t now)
         if (!best || wv->last_fetch < best->last_fetch)
             best = wv;
     }
-    if (!best || !port_can_send(&c->inst))
+    if (!best)
         return false;
+    if (!port_can_send(&c->inst)) {
+        port_notify_when_free(&c->inst); /* ticks the CU then */
+        return false;
+    }
     cu_wave *wv = best;
     uint64_t pc_line = wv->w.pc & ~(line - 1);
     if (pc_line > wv->ib_start)
@@ -159,27 +163,16 @@ bool cu_take_fetch_responses(cu *c, uint64_t now)
 
 static cu_unit unit_of(const gcn_inst *in)
 {
+    cu_unit u = cu_unit_of_fmt(in->fmt);
+    if (u != CU_U_SALU)
+        return u;
+    /* The scalar families: the op decides. */
     uint32_t flags = gcn_op_table[in->op].flags;
-    switch ((gcn_fmt)in->fmt) {
-    case GCN_FMT_SOPP:
+    if (in->fmt == GCN_FMT_SOPP)
         return flags & GCN_F_BRANCH && in->op != GCN_OP_S_ENDPGM
                    ? CU_U_BRANCH
                    : CU_U_INTERNAL;
-    case GCN_FMT_SOP1: case GCN_FMT_SOP2: case GCN_FMT_SOPK:
-    case GCN_FMT_SOPC:
-        return flags & GCN_F_BRANCH ? CU_U_BRANCH : CU_U_SALU;
-    case GCN_FMT_SMEM:
-        return CU_U_SMEM;
-    case GCN_FMT_VOP1: case GCN_FMT_VOP2: case GCN_FMT_VOPC:
-    case GCN_FMT_VOP3A: case GCN_FMT_VOP3B:
-        return CU_U_VALU;
-    case GCN_FMT_DS:
-        return CU_U_LDS;
-    case GCN_FMT_FLAT: case GCN_FMT_MUBUF:
-        return CU_U_VMEM;
-    default:
-        return CU_U_COUNT; /* not executable */
-    }
+    return flags & GCN_F_BRANCH ? CU_U_BRANCH : CU_U_SALU;
 }
 
 /* Ends the wave's work-group with the one-line message of emu mode. */
@@ -276,15 +269,6 @@ static void exec_internal(cu *c, cu_wave *wv, const gcn_inst *in,
     }
 }
 
-/* Whether the wave can take one more memory operation holding the given
-** counters (32 in flight, each counter at most 15). */
-static bool mem_room(const cu *c, const cu_wave *wv, bool vm, bool lgkm)
-{
-    (void)c;
-    return wv->nops < CU_WAVE_MAX_OPS && (!vm || wv->vm_out < CU_VM_MAX) &&
-           (!lgkm || wv->lgkm_out < CU_LGKM_MAX);
-}
-
 /* Issues a vector (FLAT/MUBUF) or scalar (SMEM) memory instruction.
 ** Returns whether it issued (false: back-pressure, try again later). */
 static bool exec_mem(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
@@ -292,8 +276,7 @@ static bool exec_mem(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
 {
     cu_memunit *u = vector ? &c->vmem : &c->smem;
     bool flat = in->fmt == GCN_FMT_FLAT;
-    if (!u->routed || !mem_room(c, wv, vector, !vector || flat) ||
-        !c->plan_nfree || u->qcount == u->queue_cap) {
+    if (cu_mem_refused(c, wv, in->fmt, vector)) {
         if (vector)
             stat_inc(c->st.stall_vmem_backpressure);
         return false;
@@ -349,7 +332,7 @@ static bool exec_mem(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
 
 static bool exec_lds(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now)
 {
-    if (c->lds_next_free > now || !mem_room(c, wv, false, true))
+    if (c->lds_next_free > now || !cu_mem_room(wv, false, true))
         return false;
     int rc = gcn_exec_ds(&wv->w, in);
     count_inst(c, wv, c->st.lds);

@@ -161,8 +161,11 @@ bool cu_memunit_run(cu *c, cu_memunit *u, uint64_t now)
             progress = true;
         }
         uint32_t budget = u->per_cycle;
-        while (u->sent < u->nreq && budget && u->inflight < u->max_inflight &&
-               port_can_send(&u->port)) {
+        while (u->sent < u->nreq && budget && u->inflight < u->max_inflight) {
+            if (!port_can_send(&u->port)) {
+                port_notify_when_free(&u->port); /* ticks the CU then */
+                break;
+            }
             mem_msg *m = make_request(c, u, op, &u->reqs[u->sent]);
             if (port_send(&u->port, &m->base) != MGS_OK) {
                 mem_msg_release(c->pool, m);

@@ -63,6 +63,12 @@ void port_fini(sim_port *p);
 int port_send(sim_port *p, sim_msg *m);
 /* Whether a send would be accepted now. */
 bool port_can_send(const sim_port *p);
+/* For a sender that found port_can_send false and did not try port_send:
+** notify_port_free(p) runs when a lane slot frees, as after a refusal. */
+static inline void port_notify_when_free(sim_port *p)
+{
+    p->sender_waiting = true;
+}
 
 /* Head of the incoming buffer, or NULL; stays in the buffer. */
 static inline sim_msg *port_peek(const sim_port *p)

@@ -7,7 +7,10 @@
 **     code_va; it records the cycle of the first write to every dword;
 **   - tcp: a command processor stand-in that sends CU_MAP_WG messages and
 **     collects CU_WG_DONE (status, cycle).
-** Everything talks through one connection (1-cycle latency, 64 B/cycle).
+** Everything talks through one connection (1-cycle latency, 64 B/cycle,
+** lanes of 16 messages or tb_init_lanes's). tmem answers in FIFO order,
+** fetches after inst_latency if set. Also: hand-encoded instructions and
+** stat_of, shared by the tests.
 ** Header-only so each test binary stays a single file plus this.
 */
 #ifndef MGS_TEST_CU_TESTBED_H
@@ -26,6 +29,30 @@
 #include "sim/engine.h"
 #include "sim/port.h"
 
+/* Hand-encoded GCN3 instructions (checked against `mgsim disasm`). */
+#define S_ENDPGM 0xbf810000u
+#define S_BARRIER 0xbf8a0000u
+#define S_NOP0 0xbf800000u
+#define S_WAITCNT_VM0 0xbf8c0f70u
+#define V_ADD_F32_V5_V5_V5 0x020a0b05u       /* v_add_f32 v5, v5, v5 */
+#define V_MOV_V0_LIT 0x7e0002ffu             /* v_mov_b32 v0, lit */
+#define V_MOV_V1_0 0x7e020280u               /* v_mov_b32 v1, 0 */
+#define V_MOV_V2_0 0x7e040280u               /* v_mov_b32 v2, 0 */
+#define V_MOV_V3_V0 0x7e060300u              /* v_mov_b32 v3, v0 */
+#define V_READFIRSTLANE_S0_V0 0x7e000500u    /* v_readfirstlane_b32 s0, v0 */
+#define S_CMP_EQ_U32_S0_0 0xbf068000u        /* s_cmp_eq_u32 s0, 0 */
+#define S_CBRANCH_SCC0(n) (0xbf840000u | (n)) /* skip n dwords */
+#define V_LSHLREV_V1_2_V0 0x24020082u        /* v_lshlrev_b32 v1, 2, v0 */
+#define V_ADD_U32_V1_LIT_V1 0x320202ffu      /* v_add_u32 v1, vcc, lit, v1 */
+#define FLAT_LOAD_V2_V01 0xdc500000u, 0x02000000u /* flat_load_dword v2, v[0:1] */
+#define FLAT_STORE_V01_V2 0xdc700000u, 0x00000200u /* flat_store_dword v[0:1], v2 */
+#define FLAT_STORE_V12_V3 0xdc700000u, 0x00000301u /* flat_store_dword v[1:2], v3 */
+/* These three are checked by test_cu_sleep.c's results instead. */
+#define V_LSHLREV_V1_4_V0 0x24020084u        /* v_lshlrev_b32 v1, 4, v0 */
+#define S_SUB_U32_S0_S0_1 0x80808100u        /* s_sub_u32 s0, s0, 1 */
+#define FLAT_STORE_X4_V12_V36 0xdc7c0000u, 0x00000301u
+                               /* flat_store_dwordx4 v[1:2], v[3:6] */
+
 #define TB_MEM_BASE 0x100000ull
 #define TB_MEM_SIZE (1u << 20)
 #define TB_CODE_VA 0x7000000ull
@@ -36,6 +63,7 @@ typedef struct tmem {
     sim_port port;
     mem_pool *pool;
     uint64_t latency;                 /* cycles */
+    uint64_t inst_latency;            /* fetches, if not 0 (else latency) */
     struct { mem_msg *req; uint64_t ready; } q[TB_QUEUE];
     uint32_t head, count;
     uint8_t *mem;                     /* TB_MEM_SIZE bytes at TB_MEM_BASE */
@@ -103,7 +131,9 @@ static bool tmem_tick(sim_comp *c)
     mem_msg *m;
     while (t->count < TB_QUEUE && (m = (mem_msg *)port_retrieve(&t->port))) {
         t->q[(t->head + t->count) % TB_QUEUE].req = m;
-        t->q[(t->head + t->count) % TB_QUEUE].ready = now + t->latency;
+        t->q[(t->head + t->count) % TB_QUEUE].ready =
+            now + (m->flags & MEM_F_INST && t->inst_latency ? t->inst_latency
+                                                            : t->latency);
         t->count++;
         progress = true;
     }
@@ -178,7 +208,10 @@ typedef struct testbed {
     gpu_launch launch;
 } testbed;
 
-static void tb_init(testbed *tb, const cu_config *cfg, uint64_t latency)
+/* lane_capacity: messages each port may have in flight on the connection
+** (tb_init: 16). */
+static void tb_init_lanes(testbed *tb, const cu_config *cfg, uint64_t latency,
+                          uint32_t lane_capacity)
 {
     memset(tb, 0, sizeof *tb);
     tb->eng = eng_new(NULL);
@@ -186,7 +219,7 @@ static void tb_init(testbed *tb, const cu_config *cfg, uint64_t latency)
     tb->stats = stat_registry_new();
     sim_conn_config cc;
     conn_config_default(&cc);
-    cc.lane_capacity = 16;
+    cc.lane_capacity = lane_capacity;
     tb->conn = conn_new(tb->eng, "Conn", &cc, NULL);
     tb->cu = cu_new(tb->eng, "CU[0]", cfg, tb->pool, tb->stats);
     comp_init(&tb->mem.base, tb->eng, &tmem_ops, "TMem", cfg->period);
@@ -210,6 +243,11 @@ static void tb_init(testbed *tb, const cu_config *cfg, uint64_t latency)
     cu_set_vmem_route(tb->cu, &r);
     cu_set_smem_route(tb->cu, &r);
     cu_set_inst_route(tb->cu, &r);
+}
+
+static void tb_init(testbed *tb, const cu_config *cfg, uint64_t latency)
+{
+    tb_init_lanes(tb, cfg, latency, 16);
 }
 
 /* A kernel descriptor for a hand-written program: v0 = work-item id x,
@@ -292,6 +330,30 @@ static void tb_fini(testbed *tb)
     free(tb->mem.first_write);
     if (tb->prog.insts)
         gcn_emu_program_destroy(&tb->prog);
+}
+
+typedef struct tb_stat_find {
+    const char *metric;
+    double value;
+    bool found;
+} tb_stat_find;
+
+static inline void tb_stat_row(const stat_row *row, void *ud)
+{
+    tb_stat_find *f = ud;
+    if (!strcmp(row->metric, f->metric)) {
+        f->value = row->value;
+        f->found = true;
+    }
+}
+
+/* The value of the CU's statistic metric (the test fails if it has none). */
+static inline double stat_of(testbed *tb, const char *metric)
+{
+    tb_stat_find f = {.metric = metric};
+    stat_registry_foreach(tb->stats, eng_now(tb->eng), tb_stat_row, &f);
+    assert_true(f.found);
+    return f.value;
 }
 
 static inline uint8_t *tb_ptr(testbed *tb, uint64_t va)

@@ -22,48 +22,6 @@
 
 #include "cu_testbed.h"
 
-/* Hand-encoded GCN3 instructions (checked against `mgsim disasm`). */
-#define S_ENDPGM 0xbf810000u
-#define S_BARRIER 0xbf8a0000u
-#define S_NOP0 0xbf800000u
-#define S_WAITCNT_VM0 0xbf8c0f70u
-#define V_ADD_F32_V5_V5_V5 0x020a0b05u       /* v_add_f32 v5, v5, v5 */
-#define V_MOV_V0_LIT 0x7e0002ffu             /* v_mov_b32 v0, lit */
-#define V_MOV_V1_0 0x7e020280u               /* v_mov_b32 v1, 0 */
-#define V_MOV_V2_0 0x7e040280u               /* v_mov_b32 v2, 0 */
-#define V_MOV_V3_V0 0x7e060300u              /* v_mov_b32 v3, v0 */
-#define V_READFIRSTLANE_S0_V0 0x7e000500u    /* v_readfirstlane_b32 s0, v0 */
-#define S_CMP_EQ_U32_S0_0 0xbf068000u        /* s_cmp_eq_u32 s0, 0 */
-#define S_CBRANCH_SCC0(n) (0xbf840000u | (n)) /* skip n dwords */
-#define V_LSHLREV_V1_2_V0 0x24020082u        /* v_lshlrev_b32 v1, 2, v0 */
-#define V_ADD_U32_V1_LIT_V1 0x320202ffu      /* v_add_u32 v1, vcc, lit, v1 */
-#define FLAT_LOAD_V2_V01 0xdc500000u, 0x02000000u /* flat_load_dword v2, v[0:1] */
-#define FLAT_STORE_V01_V2 0xdc700000u, 0x00000200u /* flat_store_dword v[0:1], v2 */
-#define FLAT_STORE_V12_V3 0xdc700000u, 0x00000301u /* flat_store_dword v[1:2], v3 */
-
-typedef struct stat_find {
-    const char *metric;
-    double value;
-    bool found;
-} stat_find;
-
-static void find_row(const stat_row *row, void *ud)
-{
-    stat_find *f = ud;
-    if (!strcmp(row->metric, f->metric)) {
-        f->value = row->value;
-        f->found = true;
-    }
-}
-
-static double stat_of(testbed *tb, const char *metric)
-{
-    stat_find f = {.metric = metric};
-    stat_registry_foreach(tb->stats, eng_now(tb->eng), find_row, &f);
-    assert_true(f.found);
-    return f.value;
-}
-
 /* ---- vecadd.hsaco ---- */
 
 static void run_vecadd_cfg(const cu_config *cfg_in, uint32_t n,
