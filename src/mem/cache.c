@@ -454,6 +454,23 @@ static void claim_frame(cache *c, uint32_t fi, uint64_t line, uint8_t state)
     cache_tags_touch(c, fi);
 }
 
+/* Whether half the ways of line's set already wait for remote fills: a
+** remote miss must then wait, so that a request of another GPU for a line
+** homed here (whose answer those fills may be waiting for, at that GPU's
+** home port) always finds a victim (the frame twin of remote_max_inflight;
+** with a 4 KB bank, 16 ways and 32 remote fills out, gemm on 4 GPUs once
+** filled whole sets on every GPU and stopped). */
+static bool remote_set_full(const cache *c, uint64_t line)
+{
+    uint32_t first = cache_set_of(c, line) * c->cfg.ways, busy = 0;
+    for (uint32_t w = 0; w < c->cfg.ways; w++) {
+        const cache_frame *f = &c->frames[first + w];
+        busy += (f->state == LINE_PENDING || f->mshr) &&
+                !line_is_local(c, f->line_addr);
+    }
+    return 2 * busy >= c->cfg.ways;
+}
+
 /* Miss: reserve a frame (refetch_fi, or a victim), an MSHR and the fetch.
 ** Returns false (and counts the stall) when a resource is missing. */
 static bool miss_alloc(cache *c, mem_msg *req, int64_t refetch_fi)
@@ -461,6 +478,11 @@ static bool miss_alloc(cache *c, mem_msg *req, int64_t refetch_fi)
     uint64_t line = cache_line_addr(c, req->addr);
     if (!c->mshr_free ||
         c->mshr_used - c->lock_mshrs >= c->cfg.mshr_entries) {
+        stat_inc(c->stall_mshr_full);
+        return false;
+    }
+    if (c->cfg.remote_max_inflight && c->split_policy &&
+        !line_is_local(c, line) && remote_set_full(c, line)) {
         stat_inc(c->stall_mshr_full);
         return false;
     }

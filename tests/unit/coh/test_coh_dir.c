@@ -14,6 +14,8 @@
 **     compute wrong results (a GPU reads its L2's stale copy of what
 **     another GPU wrote in an earlier kernel);
 **   - atomics of 4 GPUs on one counter sum up (performed at the home);
+**   - 4 KB L2 banks: remote fills never take a whole set (gemm on 4
+**     unified GPUs once deadlocked);
 **   - the random memory tester runs clean over 4 GPUs with tiny caches and
 **     directories (MGSIM_DIR_OPS=1000000 for the long run).
 */
@@ -223,6 +225,28 @@ static void test_workloads_paper_directory(void **state)
         }
 }
 
+/* Tiny L2 banks (4 KB: 4 sets of 16 ways) with 32 remote fills out each:
+** without the rule that remote fills may take at most half of a set's
+** ways, every GPU filled whole sets with remote fills waiting at each
+** other's home ports, whose requests found no victim (gemm, 4 unified
+** GPUs, pages interleaved: a deadlock). */
+static void test_tiny_l2_remote_fills(void **state)
+{
+    (void)state;
+    for (int o = 0; o < 3; o++) {
+        wl_args a;
+        const mgs_workload *wl = coh_small_args("gemm", 4, true, &a);
+        coh_run r;
+        dir_config(&r, ORGS[o], 256, 8);
+        snprintf(r.cfg.platform_placement, sizeof r.cfg.platform_placement,
+                 "interleaved");
+        r.cfg.gpu_l2_size = 4096;
+        coh_run_start(&r, "unified", 4);
+        assert_int_equal(wl->run(r.rt, &a), MGS_OK);
+        coh_run_close(&r);
+    }
+}
+
 static void register_broken(void)
 {
     if (!coh_find(coh_dir_no_write_inv.name))
@@ -378,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_sync_rules_and_check),
         cmocka_unit_test(test_workloads_tiny_directory),
         cmocka_unit_test(test_workloads_paper_directory),
+        cmocka_unit_test(test_tiny_l2_remote_fills),
         cmocka_unit_test(test_without_write_invalidations_fails),
         cmocka_unit_test(test_fence_across_gpus),
         cmocka_unit_test(test_atomics_at_home),
