@@ -127,6 +127,28 @@ static bool in_list(const char *list, const char *item)
     return in;
 }
 
+/* The metric of every point: a sum of metrics ("a + b") or a quotient of
+** two sums ("a / b + c"), each summed over the components that match. */
+static int metric_values(const char *db, const study *st, size_t n,
+                         double *raw, int *code)
+{
+    const char *slash = strchr(st->metric, '/');
+    if (!slash)
+        return mgs_sweep_db_values(db, st->component, st->metric, n, raw,
+                                   code);
+    char *num = mgs_xstrdup(st->metric);
+    num[slash - st->metric] = '\0';
+    double *den = MGS_NEW_ARRAY(double, n);
+    int rc = mgs_sweep_db_values(db, st->component, num, n, raw, code);
+    if (rc == MGS_OK)
+        rc = mgs_sweep_db_values(db, st->component, slash + 1, n, den, code);
+    for (size_t i = 0; rc == MGS_OK && i < n; i++)
+        raw[i] = den[i] != 0 ? raw[i] / den[i] : NAN;
+    free(den);
+    free(num);
+    return rc;
+}
+
 static int build_table(const study *st, const sweep_spec *sp, const char *db,
                        table *t)
 {
@@ -167,8 +189,7 @@ static int build_table(const study *st, const sweep_spec *sp, const char *db,
     t->raw = MGS_NEW_ARRAY(double, n);
     t->norm = MGS_NEW_ARRAY(double, n);
     t->code = MGS_NEW_ARRAY(int, n);
-    int rc = mgs_sweep_db_values(db, st->component, st->metric, n, t->raw,
-                                 t->code);
+    int rc = metric_values(db, st, n, t->raw, t->code);
     if (rc != MGS_OK)
         return rc;
     for (size_t i = 0; i < n; i++) {

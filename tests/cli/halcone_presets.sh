@@ -1,7 +1,7 @@
 #!/bin/bash
 # The HALCONE configurations (seed 000 §4.1) as presets in configs/halcone/:
 # FOLDER/NAME presets load and are listed, [preset] base layers a preset on
-# another, and RDMA-WB-C-HMG runs with the hmg directory protocol.
+# another, and RDMA-WB-C-HMG runs the hmg directory protocol.
 . "$(dirname "$0")/lib_cli.bash"
 expect_exit 0 "$MGSIM" list presets
 cp "$OUT" "$TMP/list"
@@ -25,10 +25,12 @@ for pair in "halcone-sm sm-wb-nc" "halcone-rdma rdma-wb-nc"; do
     "$MGSIM" config show --preset "halcone/$2" --no-origins | grep -v '^; mgsim effective' > "$TMP/b"
     cmp -s "$TMP/a" "$TMP/b" || fail "$1 = halcone/$2"
 done
-# RDMA-WB-C-HMG: HMG directory coherence of the remote lines in the L2s.
-expect_exit 0 "$MGSIM" run vecadd --preset halcone/rdma-wb-c-hmg --size small \
-    --db "$TMP/h.db"
+# RDMA-WB-C-HMG runs the hmg directory protocol and verifies.
+expect_exit 0 "$MGSIM" run vecadd --preset halcone/rdma-wb-c-hmg --size small --db "$TMP/hmg.db"
 expect_in "$OUT" "verified       yes"
+n=$(sqlite3 "$TMP/hmg.db" "SELECT SUM(value) FROM metrics WHERE component LIKE 'GPU%.L2[%'
+    AND metric = 'dir_lookups'")
+[ "${n%.0}" -gt 0 ] || fail "RDMA-WB-C-HMG: no directory lookups ($n)"
 # Bad names and bases.
 expect_exit 2 "$MGSIM" config show --preset halcone/../default
 expect_one_error_line; expect_in "$ERR" "bad preset name"
