@@ -67,7 +67,8 @@ static void send_building(dir_bank *b)
     bool sent = cache_send_below(b->l2, m, true);
     assert(sent && "admission checked the room");
     (void)sent;
-    assert(++b->built <= 2);
+    b->built++;
+    assert(b->built <= 2 && "one directory operation sends at most two");
     if (b->npend == b->cap_pend) {
         b->cap_pend = b->cap_pend ? 2 * b->cap_pend : 8;
         b->pend = mgs_xrealloc(b->pend, b->cap_pend * sizeof *b->pend);
