@@ -110,4 +110,42 @@ static inline void coh_isa_atomics(mgs_rt *rt, int32_t n, int32_t g[8],
     assert_int_equal(mgs_memcpy_d2h(rt, g64, dg64, 4 * sizeof *g64), MGS_OK);
 }
 
+/* kernels/fence_pass.hip on an open 2-GPU run, data (n ints) and flags
+** on GPU 0, one work-group of 256 on each GPU: the reader (GPU 1) caches
+** the zeroed data, the writer (GPU 0) rewrites it, fences and raises a
+** flag (atomics), the reader spins on the flag, fences and reads the data
+** again. Returns how many of the reader's 256 sums are stale. */
+#define COH_FENCE_BLOCK 256
+static inline int coh_fence_pass_stale(coh_run *r, int n)
+{
+    mgs_kernel *k = coh_kernel(r->rt, "fence_pass", "fence_pass");
+    mgs_dptr data, flags, out;
+    assert_int_equal(mgs_malloc(r->rt, 0, (size_t)n * 4, &data), MGS_OK);
+    assert_int_equal(mgs_malloc(r->rt, 0, 2 * 4, &flags), MGS_OK);
+    assert_int_equal(mgs_malloc(r->rt, 0, 2 * COH_FENCE_BLOCK * 4, &out),
+                     MGS_OK);
+    assert_int_equal(mgs_memset(r->rt, data, 0, (size_t)n * 4), MGS_OK);
+    assert_int_equal(mgs_memset(r->rt, flags, 0, 2 * 4), MGS_OK);
+    struct { uint64_t data, flags, out; uint32_t n; } args = {
+        data, flags, out, (uint32_t)n};
+    mgs_launch l = {.grid = {2 * COH_FENCE_BLOCK, 1, 1},
+                    .block = {COH_FENCE_BLOCK, 1, 1}, .args = &args,
+                    .args_size = 28, .gpu = MGS_GPU_ALL};
+    assert_int_equal(mgs_launch_kernel(r->rt, k, &l), MGS_OK);
+    assert_int_equal(mgs_synchronize(r->rt), MGS_OK);
+    int32_t res[2 * COH_FENCE_BLOCK];
+    assert_int_equal(mgs_memcpy_d2h(r->rt, res, out, sizeof res), MGS_OK);
+    /* One work-group ran on each GPU. */
+    assert_int_equal(rt_rig_stat(r, "GPU[1].CP", "workgroups", NULL), 1);
+    int stale = 0;
+    for (int t = 0; t < COH_FENCE_BLOCK; t++) {
+        int want = 0;
+        for (int i = t; i < n; i += COH_FENCE_BLOCK)
+            want += i + 1;
+        assert_int_equal(res[COH_FENCE_BLOCK + t], 0); /* before: old */
+        stale += res[t] != want;
+    }
+    return stale;
+}
+
 #endif

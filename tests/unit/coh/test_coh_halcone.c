@@ -422,39 +422,14 @@ static void test_without_lease_check_fails(void **state)
 ** flag (liveness), fences (the acquire) and reads the data again. Returns
 ** how many of the reader's sums are stale. */
 #define FENCE_N 1024
-#define FENCE_BLOCK 256
+#define FENCE_BLOCK COH_FENCE_BLOCK
 
 static int fence_pass_stale(const char *protocol)
 {
     coh_run r;
     halcone_config(&r, protocol);
     coh_run_start(&r, "shared", 2);
-    mgs_kernel *k = coh_kernel(r.rt, "fence_pass", "fence_pass");
-    mgs_dptr data, flags, out;
-    assert_int_equal(mgs_malloc(r.rt, 0, FENCE_N * 4, &data), MGS_OK);
-    assert_int_equal(mgs_malloc(r.rt, 0, 2 * 4, &flags), MGS_OK);
-    assert_int_equal(mgs_malloc(r.rt, 0, 2 * FENCE_BLOCK * 4, &out), MGS_OK);
-    assert_int_equal(mgs_memset(r.rt, data, 0, FENCE_N * 4), MGS_OK);
-    assert_int_equal(mgs_memset(r.rt, flags, 0, 2 * 4), MGS_OK);
-    struct { uint64_t data, flags, out; uint32_t n; } args = {data, flags,
-                                                              out, FENCE_N};
-    mgs_launch l = {.grid = {2 * FENCE_BLOCK, 1, 1},
-                    .block = {FENCE_BLOCK, 1, 1}, .args = &args,
-                    .args_size = 28, .gpu = MGS_GPU_ALL};
-    assert_int_equal(mgs_launch_kernel(r.rt, k, &l), MGS_OK);
-    assert_int_equal(mgs_synchronize(r.rt), MGS_OK);
-    int32_t res[2 * FENCE_BLOCK];
-    assert_int_equal(mgs_memcpy_d2h(r.rt, res, out, sizeof res), MGS_OK);
-    /* One work-group ran on each GPU. */
-    assert_int_equal(rt_rig_stat(&r, "GPU[1].CP", "workgroups", NULL), 1);
-    int stale = 0;
-    for (int t = 0; t < FENCE_BLOCK; t++) {
-        int want = 0;
-        for (int i = t; i < FENCE_N; i += FENCE_BLOCK)
-            want += i + 1;
-        assert_int_equal(res[FENCE_BLOCK + t], 0); /* before: old data */
-        stale += res[t] != want;
-    }
+    int stale = coh_fence_pass_stale(&r, FENCE_N);
     coh_run_close(&r);
     return stale;
 }
