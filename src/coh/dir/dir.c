@@ -166,7 +166,6 @@ static void *create_org(const coh_system *sys, sim_engine *eng,
 {
     dir_proto *dp = MGS_NEW(dir_proto);
     dp->sys = *sys;
-    dp->org = org;
     dp->eng = eng;
     dp->pool = pool;
     dp->stats = stats;

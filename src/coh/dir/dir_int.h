@@ -48,6 +48,7 @@ typedef struct dir_bank {
     dir_table *table;         /* NULL until the bank's site is known */
     sim_port *engine;         /* the GPU's invalidation engine (local) */
     uint32_t line;
+    uint64_t group;           /* bytes one entry covers (range_lines lines) */
     /* The request being built from the table's invalidations. */
     mem_msg *building;
     uint32_t built;           /* requests sent by the current operation */
@@ -67,7 +68,6 @@ typedef struct dir_bank {
 
 struct dir_proto {
     coh_system sys;
-    dir_org org;
     dir_table_config tcfg;    /* per bank (home filled per bank) */
     sim_engine *eng;
     mem_pool *pool;

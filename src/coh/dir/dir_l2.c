@@ -80,8 +80,7 @@ static void send_building(dir_bank *b)
 static void emit(void *ud, uint64_t line, uint64_t sharers, dir_cause cause)
 {
     dir_bank *b = ud;
-    uint64_t group = (uint64_t)b->dp->tcfg.range_lines * b->line;
-    uint64_t base = line & ~(group - 1);
+    uint64_t base = line & ~(b->group - 1);
     if (b->building &&
         (b->building->addr != base || b->building->coh[0] != cause))
         send_building(b);
@@ -163,10 +162,9 @@ static void admitted_done(dir_bank *b, uint64_t line)
 
 static bool in_flight(const dir_bank *b, uint64_t line)
 {
-    uint64_t group = (uint64_t)b->dp->tcfg.range_lines * b->line;
     for (uint32_t i = 0; i < b->npend; i++) {
         const dir_pending *p = &b->pend[i];
-        if (line >= p->base && line < p->base + group &&
+        if (line >= p->base && line < p->base + b->group &&
             (p->lines >> ((line - p->base) / b->line) & 1))
             return true;
     }
@@ -323,6 +321,7 @@ dir_bank *dir_bank_new(dir_proto *dp, cache *l2, uint32_t gpu)
     b->l2 = l2;
     b->gpu = gpu;
     b->line = dp->sys.line;
+    b->group = (uint64_t)dp->tcfg.range_lines * b->line;
     uint32_t txns = cache_config_of(l2)->max_inflight_below;
     b->max_pend = txns / 4 > 2 ? txns / 4 : 2; /* assumed: a quarter */
     line_history_init(&b->hist);

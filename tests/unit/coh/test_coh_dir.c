@@ -318,17 +318,8 @@ static void test_atomics_at_home(void **state)
 
 static void tester_run(const char *protocol, uint64_t total)
 {
-    uint32_t ngpus = 4;
     platform_config pc;
-    platform_config_default(&pc);
-    pc.type = PLATFORM_DISCRETE;
-    pc.ngpus = ngpus;
-    pc.gpu.num_cus = 4;
-    pc.gpu.cus_per_sa = 2;
-    pc.gpu.l2_banks = 2;
-    pc.gpu.l2_tlbs = 2;
-    pc.gpu.l2_interleave = 4096;
-    pc.gpu.mem_bytes = TESTER_MEM;
+    tester_rig_small_gpus(&pc, PLATFORM_DISCRETE, 4, TESTER_MEM);
     pc.gpu.l2.size = 4 * 1024;    /* small: lines are evicted, refetched */
     /* Write-through everywhere, so memory equals the reference at the
     ** end; the directory acts the same on write-back homes. */
@@ -339,14 +330,7 @@ static void tester_run(const char *protocol, uint64_t total)
     tester_rig tr;
     tester_rig_platform(&tr, &pc);
     mem_tester_config tc;
-    tester_rig_config(&tr, &pc, 2 * ngpus, &tc);
-    tc.ops_per_agent = total / tc.agents;
-    tc.mode = MEM_TESTER_OWNED_UNITS;
-    tc.seed = 13;
-    tester_rig_tester(&tr, &tc);
-    for (uint32_t i = 0; i < tc.agents; i++)
-        tester_rig_place(&tr, i, i % ngpus);
-    tester_rig_run_clean(&tr);
+    tester_rig_run_owned(&tr, &pc, total, 13, &tc);
     rt_rig r = {.stats = tr.st};
     double ev = rt_rig_stat(&r, "GPU*", "dir_evictions", NULL);
     double hw = rt_rig_stat(&r, "GPU*", "dir_inv_hit_write", NULL);

@@ -483,17 +483,8 @@ static void test_random_tester(void **state)
     (void)state;
     const char *env = getenv("MGSIM_HALCONE_OPS");
     uint64_t total = env && *env ? strtoull(env, NULL, 10) : 100000;
-    uint32_t ngpus = 4;
     platform_config pc;
-    platform_config_default(&pc);
-    pc.type = PLATFORM_SHARED;
-    pc.ngpus = ngpus;
-    pc.gpu.num_cus = 4;
-    pc.gpu.cus_per_sa = 2;
-    pc.gpu.l2_banks = 2;
-    pc.gpu.l2_tlbs = 2;
-    pc.gpu.l2_interleave = 4096;
-    pc.gpu.mem_bytes = TESTER_MEM;
+    tester_rig_small_gpus(&pc, PLATFORM_SHARED, 4, TESTER_MEM);
     pc.gpu.l2.size = 8 * 1024;    /* small: lines are evicted, refetched */
     pc.gpu.l2.write_policy = CACHE_WRITE_THROUGH;
     pc.coh_ts.tsu_entries = 64;   /* small: TSU entries are evicted */
@@ -502,15 +493,8 @@ static void test_random_tester(void **state)
     tester_rig tr;
     tester_rig_platform(&tr, &pc);
     mem_tester_config tc;
-    tester_rig_config(&tr, &pc, 2 * ngpus, &tc);
-    tc.ops_per_agent = total / tc.agents;
-    tc.mode = MEM_TESTER_OWNED_UNITS;
-    tc.seed = 11;
-    tester_rig_tester(&tr, &tc);
-    for (uint32_t i = 0; i < tc.agents; i++)
-        tester_rig_place(&tr, i, i % ngpus);
     /* Write-through everywhere: memory equals the reference. */
-    tester_rig_run_clean(&tr);
+    tester_rig_run_owned(&tr, &pc, total, 11, &tc);
     rt_rig r = {.stats = tr.st};
     double ins = rt_rig_stat(&r, "Stack*", "tsu_insertions", NULL);
     double ev = rt_rig_stat(&r, "Stack*", "tsu_evictions", NULL);

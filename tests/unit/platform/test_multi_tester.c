@@ -51,16 +51,9 @@ static double stat_sum(stat_registry *st, const char *comp,
 static void run_tester(uint32_t ngpus, platform_net net)
 {
     platform_config pc;
-    platform_config_default(&pc);
-    pc.ngpus = ngpus;
+    tester_rig_small_gpus(&pc, PLATFORM_DISCRETE, ngpus, MEM_PER_GPU);
     pc.net = net;
     pc.link_bw = 32000000000ull;
-    pc.gpu.num_cus = 4;
-    pc.gpu.cus_per_sa = 2;
-    pc.gpu.l2_banks = 2;
-    pc.gpu.l2_tlbs = 2;
-    pc.gpu.l2_interleave = 4096;
-    pc.gpu.mem_bytes = MEM_PER_GPU;
     /* Small L2s so that lines are evicted and refetched; write-through so
     ** that DRAM holds every write when the tester is done. */
     pc.gpu.l2.size = 8 * 1024;

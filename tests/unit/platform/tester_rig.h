@@ -29,6 +29,24 @@ typedef struct tester_rig {
     mem_tester *t;
 } tester_rig;
 
+/* pc: the default platform of ngpus small GPUs of type `type` (4 CUs, 2
+** per shader array, 2 L2 banks and 2 L2 TLBs, 4 KB bank interleave) with
+** mem_bytes of memory each: the tester's machine. */
+static inline void tester_rig_small_gpus(platform_config *pc,
+                                         platform_type type, uint32_t ngpus,
+                                         uint64_t mem_bytes)
+{
+    platform_config_default(pc);
+    pc->type = type;
+    pc->ngpus = ngpus;
+    pc->gpu.num_cus = 4;
+    pc->gpu.cus_per_sa = 2;
+    pc->gpu.l2_banks = 2;
+    pc->gpu.l2_tlbs = 2;
+    pc->gpu.l2_interleave = 4096;
+    pc->gpu.mem_bytes = mem_bytes;
+}
+
 /* Builds pc's platform over pc->ngpus x pc->gpu.mem_bytes of flat memory
 ** holding the tester's initial pattern. */
 static inline void tester_rig_platform(tester_rig *r,
@@ -94,6 +112,25 @@ static inline void tester_rig_run_clean(tester_rig *r)
     assert_int_equal(mem_tester_mismatches(r->t), 0);
     assert_true(mem_tester_checked(r->t) > 0);
     assert_memory_equal(r->fm.bytes, mem_tester_shadow(r->t), r->fm.size);
+}
+
+/* The coherence protocols' run: two agents per GPU (agent i on GPU
+** i % ngpus), every unit shared (MEM_TESTER_OWNED_UNITS), `total`
+** operations in all from `seed`; runs clean. tc receives the tester's
+** configuration. */
+static inline void tester_rig_run_owned(tester_rig *r,
+                                        const platform_config *pc,
+                                        uint64_t total, uint64_t seed,
+                                        mem_tester_config *tc)
+{
+    tester_rig_config(r, pc, 2 * pc->ngpus, tc);
+    tc->ops_per_agent = total / tc->agents;
+    tc->mode = MEM_TESTER_OWNED_UNITS;
+    tc->seed = seed;
+    tester_rig_tester(r, tc);
+    for (uint32_t i = 0; i < tc->agents; i++)
+        tester_rig_place(r, i, i % pc->ngpus);
+    tester_rig_run_clean(r);
 }
 
 static inline void tester_rig_free(tester_rig *r)
