@@ -20,6 +20,7 @@
 **   platform = unified
 **   [size small]                 ; applied only when that size is active
 **   size = small                 ; (mgsim study --size), replacing keys
+**   variant.1gpu.gpus = 2        ; replaces (or adds) one variant's key
 **
 ** Keys: workload(s), preset(s), config(s), gpus, platform(s), mode(s),
 ** size(s), seed(s), set.SECTION.KEY, param.[WORKLOAD.]NAME. Other sections

@@ -213,6 +213,66 @@ static int add_to_variant(parse_state *st, const char *variant,
     return 1;
 }
 
+/* Do a and b set the same thing (the same option; for --set and --param
+** the same name, for --param the same workload)? */
+static bool same_target(const sweep_arg *a, const sweep_arg *b)
+{
+    if (!a->opt || !b->opt)
+        return !a->opt && !b->opt;
+    if (strcmp(a->opt, b->opt))
+        return false;
+    if (strcmp(a->opt, "--set") && strcmp(a->opt, "--param"))
+        return true;
+    if ((a->only_workload == NULL) != (b->only_workload == NULL) ||
+        (a->only_workload && strcmp(a->only_workload, b->only_workload)))
+        return false;
+    size_t na = strcspn(a->val, "="), nb = strcspn(b->val, "=");
+    return na == nb && !strncmp(a->val, b->val, na);
+}
+
+/* variant.NAME.KEY = V in a [size] section: replaces (or adds) KEY of the
+** existing [variant NAME] for that size. */
+static int override_variant(parse_state *st, const char *key,
+                            const char *value)
+{
+    const char *name = key + 8, *dot = NULL;
+    sweep_axis *a = st->variant_axis >= 0 ? &st->s->axes[st->variant_axis]
+                                          : NULL;
+    sweep_choice *c = NULL;
+    /* The longest variant name followed by '.' (names may hold dots). */
+    for (size_t i = 0; a && i < a->n; i++) {
+        size_t n = strlen(a->choices[i].label);
+        if (!strncmp(a->choices[i].label, name, n) && name[n] == '.' &&
+            (!dot || name + n > dot)) {
+            c = &a->choices[i];
+            dot = name + n;
+        }
+    }
+    if (!c) {
+        st->rc = mgs_error_set(MGS_EINVAL, "%s: [size %s] %s: expected "
+                               "variant.NAME.KEY with NAME a [variant]",
+                               st->origin, st->size, key);
+        return 0;
+    }
+    sweep_arg arg;
+    char *axis = NULL, *v = mgs_xstrdup(value);
+    int ok = key_arg(st, dot + 1, trim(v), &axis, &arg) == 0;
+    free(v);
+    free(axis);
+    if (!ok)
+        return 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < c->nargs; i++) {
+        if (same_target(&c->args[i], &arg))
+            arg_free(&c->args[i]);
+        else
+            c->args[kept++] = c->args[i];
+    }
+    c->nargs = kept;
+    choice_add_arg(c, &arg);
+    return 1;
+}
+
 static int on_key(void *user, const char *section, const char *key,
                   const char *value)
 {
@@ -409,7 +469,10 @@ int sweep_spec_parse(const char *text, const char *origin, const char *size,
         rc = mgs_error_set(MGS_EINVAL, "%s:%d: not a valid sweep line",
                            origin, line);
     for (size_t i = 0; i < st.nlater; i++) {
-        if (rc == MGS_OK && !set_axis(&st, st.later[i].key, st.later[i].value))
+        const char *k = st.later[i].key, *v = st.later[i].value;
+        if (rc == MGS_OK && !(strncmp(k, "variant.", 8)
+                                  ? set_axis(&st, k, v)
+                                  : override_variant(&st, k, v)))
             rc = st.rc;
         free(st.later[i].key);
         free(st.later[i].value);

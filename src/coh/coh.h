@@ -122,6 +122,8 @@ typedef struct coh_dir_params {
     uint32_t ways;
     uint32_t range;           /* bytes one entry covers; 0 = the protocol's */
     uint8_t policy;           /* 0 = the protocol's, 1 FIFO, 2 LRU */
+    uint8_t inv_message;      /* 0 = the protocol's, 1 per line, 2 per entry */
+    uint32_t inv_credits;     /* invalidations in flight per peer (0 = 16) */
 } coh_dir_params;
 
 /* What a protocol may know about the machine it runs on. */

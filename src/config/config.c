@@ -274,6 +274,7 @@ typedef struct ini_ctx {
     const char *raw_line;  /* start of the line inih is processing */
     int line;              /* its 1-based number */
     bool line_too_long;
+    int max_line;          /* longest line accepted (characters) */
     int rc;                /* first error, MGS_OK if none */
     int err_line;          /* its line */
 } ini_ctx;
@@ -290,7 +291,8 @@ static char *ini_reader_fn(char *str, int num, void *stream)
     str[copy] = '\0';
     c->raw_line = c->pos;
     c->line++;
-    c->line_too_long = len > LINE_MAX_CHARS || copy < len;
+    c->max_line = num - 1 < LINE_MAX_CHARS ? num - 1 : LINE_MAX_CHARS;
+    c->line_too_long = len > (size_t)c->max_line;
     c->pos += nl ? len + 1 : len;
     return str;
 }
@@ -334,8 +336,11 @@ static int ini_handler_fn(void *user, const char *section, const char *name,
     ini_ctx *c = user;
     if (c->rc != MGS_OK)
         return 1; /* report only the first error */
-    if (c->line_too_long)
-        return ini_fail(c, "line longer than %s characters", "1000");
+    if (c->line_too_long) {
+        char n[16];
+        snprintf(n, sizeof n, "%d", c->max_line);
+        return ini_fail(c, "line longer than %s characters", n);
+    }
     if (isspace((unsigned char)c->raw_line[0]))
         return ini_fail(c, "%s", "indented line (continuation lines are not "
                                  "supported; put each key on its own line)");

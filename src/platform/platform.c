@@ -153,7 +153,13 @@ void platform_config_from(platform_config *c, const mgs_config *k)
         .range = (uint32_t)k->directory_range,
         .policy = (uint8_t)(!strcmp(k->directory_policy, "fifo")  ? 1
                             : !strcmp(k->directory_policy, "lru") ? 2
-                                                                   : 0)};
+                                                                   : 0),
+        .inv_credits = (uint32_t)k->directory_inv_credits,
+        .inv_message = (uint8_t)(!strcmp(k->directory_inv_message, "line")
+                                     ? 1
+                                 : !strcmp(k->directory_inv_message, "entry")
+                                     ? 2
+                                     : 0)};
     size_t hl = strlen(k->platform_host_link);
     if (hl < sizeof c->host_link)
         memcpy(c->host_link, k->platform_host_link, hl + 1);

@@ -34,6 +34,12 @@ printf '[gpu]\nthis line has no equals sign\n' >"$TMP/syn.ini"
 expect_exit 2 "$MGSIM" config show --config "$TMP/syn.ini"
 expect_in "$ERR" "$TMP/syn.ini:2: syntax error"
 
+# A line over inih's buffer: the message gives the real limit.
+{ printf '[gpu]\nnum_cus = 4 ; '; printf 'x%.0s' $(seq 220); printf '\n'; } >"$TMP/long.ini"
+expect_exit 2 "$MGSIM" config show --config "$TMP/long.ini"
+expect_one_error_line
+expect_in "$ERR" "$TMP/long.ini:2: line longer than 199 characters"
+
 expect_exit 2 "$MGSIM" config show --config "$TMP/missing.ini"
 expect_one_error_line
 expect_in "$ERR" "cannot open config file $TMP/missing.ini"

@@ -67,8 +67,8 @@ assert len(ideal) == 12 and all(float(p['GPU*.L2[*.dir_inv_hit_evict']) == 0 for
 assert any(float(p['GPU*.L2[*.dir_inv_hit_evict']) > 0 for p in pts if p['variant'] == 'base'), pts"
 
 S=$TMP/sens
-run_study rec-sens "$S" 70
-for f in rec-sens rec-sens-fig19s rec-sens-fig19l rec-sens-fig20 rec-sens-fig22a rec-sens-fig22b rec-sens-bits; do
+run_study rec-sens "$S" 90
+for f in rec-sens rec-sens-fig19s rec-sens-fig19l rec-sens-fig20 rec-sens-fig22a rec-sens-fig22b rec-sens-bits rec-sens-credits; do
     [ -s "$S/$f.png" ] && [ -s "$S/$f-figure.csv" ] || fail "$f outputs"
 done
 # Table 1 and §4.3: bits per entry, exact, for 4, 8 and 16 GPUs.

@@ -33,6 +33,10 @@ platform = unified
 size = small
 [size study]
 size = small
+[size paper]
+size = small
+variant.two.gpus = 4
+variant.twou.set.gpu.num_cus = 4
 [paper]
 two.fir = 1.5 | a made-up reference
 two.geomean = 2 | another
@@ -100,6 +104,15 @@ expect_exit 2 "$MGSIM" study tiny --size huge --out "$O"
 expect_one_error_line; expect_in "$ERR" "no [size huge] section"
 expect_exit 0 "$MGSIM" study tiny --size small --dry-run
 expect_in "$OUT" "study tiny, size small: 6 points"
+# A [size] section's variant.NAME.KEY replaces (or adds) a variant's key.
+expect_exit 0 "$MGSIM" study tiny --size paper --dry-run
+expect_in "$OUT" "fir --mode timing --platform monolithic --gpus 4 --size small"
+expect_in "$OUT" "--gpus 2 --platform unified --set gpu.num_cus=4"
+grep -q -- "--gpus 2 --platform monolithic" "$OUT" && fail "variant two kept --gpus 2"
+sed 's/^variant.two.gpus = 4$/variant.three.gpus = 4/' "$MGSIM_STUDY_DIR/tiny.ini" \
+    > "$MGSIM_STUDY_DIR/tinybad.ini"
+expect_exit 2 "$MGSIM" study tinybad --size paper --dry-run
+expect_one_error_line; expect_in "$ERR" "variant.three.gpus: expected variant.NAME.KEY"
 
 expect_exit 0 "$MGSIM" study --list
 expect_in "$OUT" "tiny"
@@ -113,4 +126,8 @@ expect_one_error_line; expect_in "$ERR" "normalise = sideways"
 # The shipped platforms study parses, and its study size is checked.
 expect_exit 0 env -u MGSIM_STUDY_DIR "$MGSIM" study platforms --size study --dry-run
 expect_in "$OUT" "study platforms, size study: 60 points"
+# The REC studies run the paper's own system at --size paper.
+expect_exit 0 env -u MGSIM_STUDY_DIR "$MGSIM" study rec-main --size paper --dry-run
+grep -q "rec/study" "$OUT" && fail "rec-main --size paper runs the scaled preset"
+expect_in "$OUT" "atax variant=dir2x                 128.0 MB  mgsim run atax --mode timing --preset rec --set directory.entries=16384"
 echo ok

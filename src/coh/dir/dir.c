@@ -44,7 +44,7 @@
 #include "mgsim/errors.h"
 #include "util/xmalloc.h"
 
-#define DIR_CREDITS 16u          /* assumed: invalidations in flight per peer */
+#define DIR_CREDITS 16u          /* directory.inv_credits when 0 (tests) */
 #define DIR_HEADER_BYTES 8u      /* as an RDMA header (rdma.h) */
 #define DIR_ADDR_BITS 48u        /* seed 001 Table 1 */
 
@@ -226,10 +226,14 @@ static sim_port *dir_memory_agent(void *pd, const coh_site *site)
             .banks = dp->sys.l2_banks, .line = dp->sys.line,
             .interleave = dp->sys.l2_interleave,
             .inv_buffer = cc->inv_buffer ? cc->inv_buffer : 1,
-            .credits = DIR_CREDITS,
+            .credits = dp->sys.dir.inv_credits ? dp->sys.dir.inv_credits
+                                               : DIR_CREDITS,
             /* every request all banks can have below */
             .home_entries = dp->sys.l2_banks * cc->max_inflight_below,
             .header_bytes = DIR_HEADER_BYTES,
+            .per_entry = dp->sys.dir.inv_message == 2 ||
+                         (dp->sys.dir.inv_message == 0 &&
+                          dp->tcfg.org == DIR_ORG_HMG),
             .period = site->period ? site->period : 1000};
         char name[64];
         snprintf(name, sizeof name, "GPU[%u].InvEngine", site->gpu);

@@ -47,11 +47,11 @@ typedef struct msg_fifo {
     bool blocked;
 } msg_fifo;
 
-enum { ST_REQUESTS, ST_SENT_WRITE, ST_SENT_EVICT, ST_RECEIVED, ST_ACKS,
-       ST_BYTES_OUT, ST_STALL_CREDITS, ST_COUNT };
+enum { ST_REQUESTS, ST_SENT_WRITE, ST_SENT_EVICT, ST_LINES, ST_RECEIVED,
+       ST_ACKS, ST_BYTES_OUT, ST_STALL_CREDITS, ST_COUNT };
 static const char *const stat_names[ST_COUNT] = {
-    "requests", "inv_sent_write", "inv_sent_evict", "inv_received",
-    "acks_received", "bytes_out", "stall_credits"};
+    "requests", "inv_sent_write", "inv_sent_evict", "inv_lines_sent",
+    "inv_received", "acks_received", "bytes_out", "stall_credits"};
 
 struct inv_engine {
     sim_comp base;              /* FIRST */
@@ -71,6 +71,7 @@ struct inv_engine {
     mem_msg **bank_q;           /* [banks][bank_cap] rings */
     uint32_t bank_cap;
     uint32_t *bank_head, *bank_count, *bank_out;
+    uint64_t *bank_left;        /* lines of each bank's head not yet sent */
     uint32_t bank_rr;
     uint32_t bank_pending;      /* invalidations in bank FIFOs */
 
@@ -133,6 +134,25 @@ static void answer_bank(inv_engine *e, uint32_t hi)
     e->free_homes[e->nfree_homes++] = hi;
 }
 
+/* Every sharer GPU of req's lines but this one. */
+static uint32_t sharers_of(const inv_engine *e, const mem_msg *req)
+{
+    uint32_t all = 0;
+    for (uint32_t i = 0; i < req->size; i++)
+        all |= mask_of(req, i);
+    return all & ~(1u << e->cfg.gpu);
+}
+
+/* The lines of req (bit i = line i) that GPU g must drop. */
+static uint64_t lines_of(const mem_msg *req, uint32_t g)
+{
+    uint64_t lines = 0;
+    for (uint32_t i = 0; i < req->size; i++)
+        if (mask_of(req, i) >> g & 1)
+            lines |= 1ull << i;
+    return lines;
+}
+
 static void take_bank_request(inv_engine *e, mem_msg *req)
 {
     assert(e->nfree_homes > 0 && "inv engine: home_entries sized too small");
@@ -143,9 +163,13 @@ static void take_bank_request(inv_engine *e, mem_msg *req)
     h->in_use = true;
     h->req = req;
     h->parts_left = 0;
-    for (uint32_t i = 0; i < req->size; i++) {
-        uint16_t m = mask_of(req, i) & (uint16_t)~(1u << e->cfg.gpu);
-        h->parts_left += (uint32_t)__builtin_popcount(m);
+    if (e->cfg.per_entry) {
+        h->parts_left = (uint32_t)__builtin_popcount(sharers_of(e, req));
+    } else {
+        for (uint32_t i = 0; i < req->size; i++) {
+            uint16_t m = mask_of(req, i) & (uint16_t)~(1u << e->cfg.gpu);
+            h->parts_left += (uint32_t)__builtin_popcount(m);
+        }
     }
     if (h->parts_left == 0) {
         answer_bank(e, hi);
@@ -156,17 +180,22 @@ static void take_bank_request(inv_engine *e, mem_msg *req)
     e->expand[(e->exp_head + e->exp_count++) % e->cfg.home_entries] = hi;
 }
 
-/* Sends the head request's invalidations while credits allow. */
+/* Sends the head request's invalidations while credits allow: one
+** message per (line, sharer), or per sharer with the line mask
+** (cfg.per_entry; the cursor's line stays 0). */
 static bool expand(inv_engine *e)
 {
     bool progress = false;
     while (e->exp_count) {
         uint32_t hi = e->expand[e->exp_head];
         const mem_msg *req = e->homes[hi].req;
+        uint32_t units = e->cfg.per_entry ? 1 : req->size;
         bool stalled = false;
-        for (; e->exp_line < req->size; e->exp_line++, e->exp_gpu = 0) {
-            uint32_t m = mask_of(req, e->exp_line) &
-                         ~(1u << e->cfg.gpu) & ~((1u << e->exp_gpu) - 1);
+        for (; e->exp_line < units; e->exp_line++, e->exp_gpu = 0) {
+            uint32_t m = e->cfg.per_entry ? sharers_of(e, req)
+                                          : mask_of(req, e->exp_line) &
+                                                ~(1u << e->cfg.gpu);
+            m &= ~((1u << e->exp_gpu) - 1);
             for (; m; m &= m - 1) {
                 uint32_t g = (uint32_t)__builtin_ctz(m);
                 if (e->credits[g] == 0) {
@@ -181,13 +210,18 @@ static bool expand(inv_engine *e)
                 inv->flags = MEM_F_PHYS;
                 inv->gpu = (int32_t)e->cfg.gpu;
                 inv->coh[0] = req->coh[0];
+                inv->coh[1] = e->cfg.per_entry ? lines_of(req, g) : 1;
                 inv->sharers = 1ull << g;
                 inv->origin = &e->homes[hi];
                 inv->base.dst = e->peer[g];
-                inv->base.bytes = e->cfg.header_bytes;
+                /* per entry: the line mask rides after the header */
+                inv->base.bytes = e->cfg.header_bytes +
+                                  (e->cfg.per_entry ? 8u : 0u);
                 stat_inc(e->st[req->coh[0] == DIR_CAUSE_EVICT
                                    ? ST_SENT_EVICT
                                    : ST_SENT_WRITE]);
+                stat_addn(e->st[ST_LINES],
+                          (uint64_t)__builtin_popcountll(inv->coh[1]));
                 fifo_push(&e->q_net, inv);
                 progress = true;
             }
@@ -225,17 +259,26 @@ static uint32_t bank_of(const inv_engine *e, uint64_t addr)
     return (uint32_t)((addr / e->cfg.interleave) % e->cfg.banks);
 }
 
+/* A network invalidation: addr = its first line, coh[1] = its lines (bit
+** i = line addr + i * line), all in one bank (a directory range never
+** spans two: check() keeps it within the L2 interleave). The engine
+** clears coh[1]'s bits as the bank acknowledges them. */
 static void take_net_inv(inv_engine *e, mem_msg *inv)
 {
     stat_inc(e->st[ST_RECEIVED]);
+    assert(inv->coh[1] != 0);
     uint32_t b = bank_of(e, inv->addr);
+    assert(b == bank_of(e, inv->addr + (uint64_t)(63 - __builtin_clzll(
+                                           inv->coh[1])) * e->cfg.line) &&
+           "an invalidation's lines span two banks");
     assert(e->bank_count[b] < e->bank_cap && "a peer exceeded its credits");
     e->bank_q[(size_t)b * e->bank_cap +
               (e->bank_head[b] + e->bank_count[b]++) % e->bank_cap] = inv;
     e->bank_pending++;
 }
 
-/* Sends queued invalidations to banks with room under inv_buffer. */
+/* Sends queued invalidations, line by line, to banks with room under
+** inv_buffer; bank_left[b] = the lines of b's head not yet sent. */
 static bool dispatch(inv_engine *e)
 {
     bool progress = false;
@@ -243,12 +286,18 @@ static bool dispatch(inv_engine *e)
         uint32_t b = (e->bank_rr + k) % e->cfg.banks;
         while (e->bank_count[b] && e->bank_out[b] < e->cfg.inv_buffer) {
             mem_msg *net = e->bank_q[(size_t)b * e->bank_cap + e->bank_head[b]];
-            e->bank_head[b] = (e->bank_head[b] + 1) % e->bank_cap;
-            e->bank_count[b]--;
-            e->bank_pending--;
+            if (!e->bank_left[b])
+                e->bank_left[b] = net->coh[1];
+            uint32_t i = (uint32_t)__builtin_ctzll(e->bank_left[b]);
+            e->bank_left[b] &= e->bank_left[b] - 1;
+            if (!e->bank_left[b]) {
+                e->bank_head[b] = (e->bank_head[b] + 1) % e->bank_cap;
+                e->bank_count[b]--;
+                e->bank_pending--;
+            }
             e->bank_out[b]++;
             mem_msg *inv = mem_msg_alloc(e->pool, MEM_INV_LINE);
-            inv->addr = net->addr;
+            inv->addr = net->addr + (uint64_t)i * e->cfg.line;
             inv->flags = MEM_F_PHYS;
             inv->gpu = net->gpu;
             inv->coh[0] = net->coh[0];
@@ -263,7 +312,8 @@ static bool dispatch(inv_engine *e)
     return progress;
 }
 
-/* A local bank dropped the line: acknowledge to the home engine. */
+/* A local bank dropped a line: once every line of its network
+** invalidation is dropped, acknowledge to the home engine. */
 static void take_bank_ack(inv_engine *e, mem_msg *ack)
 {
     mem_msg *inv = ack->req;
@@ -271,9 +321,12 @@ static void take_bank_ack(inv_engine *e, mem_msg *ack)
     uint32_t b = bank_of(e, inv->addr);
     assert(e->bank_out[b] > 0);
     e->bank_out[b]--;
-    mem_msg *up = mem_msg_response(e->pool, net);
-    up->base.bytes = e->cfg.header_bytes;
-    fifo_push(&e->q_net, up);
+    net->coh[1] &= ~(1ull << ((inv->addr - net->addr) / e->cfg.line));
+    if (!net->coh[1]) {
+        mem_msg *up = mem_msg_response(e->pool, net);
+        up->base.bytes = e->cfg.header_bytes;
+        fifo_push(&e->q_net, up);
+    }
     mem_msg_release(e->pool, inv);
     mem_msg_release(e->pool, ack);
 }
@@ -388,6 +441,7 @@ inv_engine *inv_engine_new(sim_engine *eng, const char *name,
     e->bank_head = mgs_xcalloc(cfg->banks, sizeof *e->bank_head);
     e->bank_count = mgs_xcalloc(cfg->banks, sizeof *e->bank_count);
     e->bank_out = mgs_xcalloc(cfg->banks, sizeof *e->bank_out);
+    e->bank_left = mgs_xcalloc(cfg->banks, sizeof *e->bank_left);
     for (int i = 0; i < ST_COUNT; i++)
         e->st[i] = stats ? stat_counter_add(stats, name, stat_names[i],
                                             i == ST_BYTES_OUT ? "bytes"
@@ -413,6 +467,7 @@ void inv_engine_free(inv_engine *e)
     free(e->bank_head);
     free(e->bank_count);
     free(e->bank_out);
+    free(e->bank_left);
     free(e);
 }
 

@@ -6,13 +6,16 @@
 **                one request (MEM_INV_LINE, below) to its GPU's engine on
 **                the GPU's memory connection; the engine sends one
 **                MEM_INV_LINE per (line, sharer GPU) over the inter-GPU
-**                network and answers the bank (MEM_INV_ACK) once every
-**                sharer acknowledged
+**                network, or with per_entry one per sharer GPU naming
+**                every line of the request that GPU holds (a line mask in
+**                coh[1], 8 more bytes on the wire), and answers the bank
+**                (MEM_INV_ACK) once every sharer acknowledged
 **   sharer side  an invalidation from the network goes to the local L2
 **                bank that caches the line (by the L2 interleave), at most
 **                inv_buffer unacknowledged per bank (the cache's contract,
-**                docs/memory.md); the bank's MEM_INV_ACK goes back to the
-**                home engine
+**                docs/memory.md), line by line; once the bank acknowledged
+**                every line of a network invalidation, one MEM_INV_ACK
+**                goes back to the home engine
 **
 ** The bank's request: addr = the first line of an aligned group of
 ** `size` consecutive lines (1..64), data = one little-endian uint16_t per
@@ -29,8 +32,9 @@
 ** anything but their own fills, which never wait for invalidations.
 **
 ** Statistics (per engine): requests (from banks), inv_sent_write,
-** inv_sent_evict (network messages by cause), inv_received, acks_received,
-** bytes_out (network), stall_credits.
+** inv_sent_evict (network messages by cause), inv_lines_sent (the lines
+** they name), inv_received, acks_received, bytes_out (network),
+** stall_credits.
 */
 #ifndef MGS_COH_DIR_INV_ENGINE_H
 #define MGS_COH_DIR_INV_ENGINE_H
@@ -52,6 +56,8 @@ typedef struct inv_engine_config {
     uint32_t credits;           /* invalidations in flight to one peer */
     uint32_t home_entries;      /* bank requests being served */
     uint32_t header_bytes;      /* wire bytes of an invalidation / ack */
+    bool per_entry;             /* one network invalidation per (request,
+                                   sharer) instead of per (line, sharer) */
     mgs_time period;            /* ps */
 } inv_engine_config;
 

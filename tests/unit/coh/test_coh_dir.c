@@ -6,7 +6,9 @@
 **     organisation with a directory small enough that entries are evicted
 **     (evict-initiated invalidations hit remote L2s) and with the paper's
 **     8K entries; the invalidation engines' counts agree with the
-**     directories';
+**     directories', with one message per line or per entry
+**     (directory.inv_message); fewer credits, more stalls
+**     (directory.inv_credits);
 **   - a fence orders a write for another GPU's L2 (fence_pass across two
 **     GPUs: the reader's L2 holds the old data until the writer's
 **     invalidations land, and the writer's answers wait for them);
@@ -42,6 +44,17 @@ extern const coh_protocol coh_dir, coh_hmg, coh_rec;
 extern const coh_protocol coh_dir_no_write_inv;
 
 static const char *const ORGS[] = {"dir", "hmg", "rec"};
+
+/* Each organisation with its own invalidation messages (auto: per entry
+** for hmg, per line otherwise), and the two others' choices swapped. */
+typedef struct dir_variant {
+    const char *protocol, *inv_message;
+    bool per_entry;
+} dir_variant;
+static const dir_variant VARIANTS[] = {
+    {"dir", "auto", false}, {"hmg", "auto", true}, {"rec", "auto", false},
+    {"hmg", "line", false}, {"rec", "entry", true}};
+#define NVARIANTS (sizeof VARIANTS / sizeof VARIANTS[0])
 
 /* ---- rules at synchronisation points, refusals ---- */
 
@@ -140,7 +153,7 @@ static void test_sync_rules_and_check(void **state)
 
 typedef struct dir_counts {
     double evictions, inv_write, inv_evict, hit_write, hit_evict, sent,
-        received, held, coh_misses;
+        lines_sent, received, held, coh_misses;
 } dir_counts;
 
 static void dir_config(coh_run *r, const char *protocol, int entries,
@@ -153,14 +166,19 @@ static void dir_config(coh_run *r, const char *protocol, int entries,
     r->cfg.directory_ways = ways;
 }
 
-/* Runs workload name (small) on gpus discrete GPUs. */
-static int run_dir(const char *protocol, const char *name, int gpus,
-                   int entries, int ways, dir_counts *n)
+/* Runs workload name (small) on gpus discrete GPUs (inv_message NULL:
+** the protocol's). */
+static int run_dir_msg(const char *protocol, const char *inv_message,
+                       const char *name, int gpus, int entries, int ways,
+                       dir_counts *n)
 {
     wl_args a;
     const mgs_workload *wl = coh_small_args(name, gpus, true, &a);
     coh_run r;
     dir_config(&r, protocol, entries, ways);
+    if (inv_message)
+        snprintf(r.cfg.directory_inv_message,
+                 sizeof r.cfg.directory_inv_message, "%s", inv_message);
     coh_run_start(&r, "discrete", gpus);
     int rc = wl->run(r.rt, &a);
     if (n) {
@@ -171,6 +189,7 @@ static int run_dir(const char *protocol, const char *name, int gpus,
         n->hit_evict = coh_stat_sum(&r, "GPU", "dir_inv_hit_evict");
         n->sent = coh_stat_sum(&r, "GPU", "inv_sent_write") +
                   coh_stat_sum(&r, "GPU", "inv_sent_evict");
+        n->lines_sent = coh_stat_sum(&r, "GPU", "inv_lines_sent");
         n->received = coh_stat_sum(&r, "GPU", "inv_received");
         n->held = coh_stat_sum(&r, "GPU", "dir_held_writes");
         n->coh_misses = coh_stat_sum(&r, "GPU", "l2_miss_coherence");
@@ -179,38 +198,83 @@ static int run_dir(const char *protocol, const char *name, int gpus,
     return rc;
 }
 
+static int run_dir(const char *protocol, const char *name, int gpus,
+                   int entries, int ways, dir_counts *n)
+{
+    return run_dir_msg(protocol, NULL, name, gpus, entries, ways, n);
+}
+
 static void test_workloads_tiny_directory(void **state)
 {
     (void)state;
     /* 64 entries per GPU: 4 per bank, one 4-way set: entries are evicted
     ** all the time (wl->run gives MGS_EVERIFY on a wrong result). */
     const char *wls[] = {"fir", "pr", "j2d", "bfs"};
-    for (int o = 0; o < 3; o++) {
+    for (size_t v = 0; v < NVARIANTS; v++) {
+        const dir_variant *dv = &VARIANTS[v];
         dir_counts sum = {0};
         /* REC coalesces 16 lines an entry: give it one entry per bank. */
-        int entries = o == 2 ? 16 : 64, ways = o == 2 ? 1 : 4;
+        bool rec = !strcmp(dv->protocol, "rec");
+        int entries = rec ? 16 : 64, ways = rec ? 1 : 4;
         for (size_t w = 0; w < sizeof wls / sizeof wls[0]; w++) {
             dir_counts n;
-            assert_int_equal(run_dir(ORGS[o], wls[w], 4, entries, ways, &n),
+            assert_int_equal(run_dir_msg(dv->protocol, dv->inv_message,
+                                         wls[w], 4, entries, ways, &n),
                              MGS_OK);
-            /* Every network invalidation arrives; the directories decided
-            ** exactly those. */
+            /* Every network invalidation arrives; they name exactly the
+            ** (line, GPU) pairs the directories decided, one message
+            ** each or (per entry) several lines a message. */
             assert_true(n.sent == n.received);
-            assert_true(n.sent == n.inv_write + n.inv_evict);
+            assert_true(n.lines_sent == n.inv_write + n.inv_evict);
+            if (dv->per_entry)
+                assert_true(n.sent <= n.lines_sent);
+            else
+                assert_true(n.sent == n.lines_sent);
+            sum.sent += n.sent;
+            sum.lines_sent += n.lines_sent;
             sum.evictions += n.evictions;
             sum.hit_evict += n.hit_evict;
             sum.hit_write += n.hit_write;
             sum.coh_misses += n.coh_misses;
             sum.held += n.held;
         }
-        printf("# %s, %d entries, fir+pr+j2d+bfs on 4 GPUs: %.0f entry "
-               "evictions, invalidations hit %.0f (evict) %.0f (write), "
-               "%.0f coherence misses, %.0f writes held\n", ORGS[o],
-               entries, sum.evictions, sum.hit_evict, sum.hit_write, sum.coh_misses,
-               sum.held);
+        printf("# %s (inv_message %s), %d entries, fir+pr+j2d+bfs on 4 "
+               "GPUs: %.0f entry evictions, %.0f invalidation messages for "
+               "%.0f lines, hit %.0f (evict) %.0f (write), %.0f coherence "
+               "misses, %.0f writes held\n", dv->protocol, dv->inv_message,
+               entries, sum.evictions, sum.sent, sum.lines_sent,
+               sum.hit_evict, sum.hit_write, sum.coh_misses, sum.held);
         assert_true(sum.evictions > 0 && sum.hit_evict > 0);
         assert_true(sum.coh_misses > 0);
+        if (dv->per_entry) /* packing happened */
+            assert_true(sum.sent < sum.lines_sent);
     }
+}
+
+/* directory.inv_credits bounds the invalidations in flight to each peer:
+** with one credit the engines stall far more than with 4096, and the
+** results still verify. */
+static double credit_stalls(int credits)
+{
+    wl_args a;
+    const mgs_workload *wl = coh_small_args("fir", 4, true, &a);
+    coh_run r;
+    dir_config(&r, "dir", 64, 4);
+    r.cfg.directory_inv_credits = credits;
+    coh_run_start(&r, "discrete", 4);
+    assert_int_equal(wl->run(r.rt, &a), MGS_OK);
+    double stalls = coh_stat_sum(&r, "GPU", "stall_credits");
+    coh_run_close(&r);
+    return stalls;
+}
+
+static void test_invalidation_credits(void **state)
+{
+    (void)state;
+    double one = credit_stalls(1), many = credit_stalls(4096);
+    printf("# fir, 4 GPUs, 64 entries: %.0f credit stalls with 1 credit, "
+           "%.0f with 4096\n", one, many);
+    assert_true(one > 0 && one > 10 * many);
 }
 
 static void test_workloads_paper_directory(void **state)
@@ -316,7 +380,8 @@ static void test_atomics_at_home(void **state)
 
 #define TESTER_MEM (64u * 1024)
 
-static void tester_run(const char *protocol, uint64_t total)
+static void tester_run(const char *protocol, uint8_t inv_message,
+                       uint64_t total)
 {
     platform_config pc;
     tester_rig_small_gpus(&pc, PLATFORM_DISCRETE, 4, TESTER_MEM);
@@ -325,7 +390,8 @@ static void tester_run(const char *protocol, uint64_t total)
     ** end; the directory acts the same on write-back homes. */
     pc.gpu.l2.write_policy = CACHE_WRITE_THROUGH;
     pc.remote_cache = COH_REMOTE_L2;
-    pc.coh_dir = (coh_dir_params){.entries = 16, .ways = 4};
+    pc.coh_dir = (coh_dir_params){.entries = 16, .ways = 4,
+                                  .inv_message = inv_message};
     snprintf(pc.coherence, sizeof pc.coherence, "%s", protocol);
     tester_rig tr;
     tester_rig_platform(&tr, &pc);
@@ -336,9 +402,9 @@ static void tester_run(const char *protocol, uint64_t total)
     double hw = rt_rig_stat(&r, "GPU*", "dir_inv_hit_write", NULL);
     double he = rt_rig_stat(&r, "GPU*", "dir_inv_hit_evict", NULL);
     double cm = rt_rig_stat(&r, "GPU*", "l2_miss_coherence", NULL);
-    printf("# tester, %s: %llu ops on 4 GPUs, %llu bytes checked; %.0f "
-           "entry evictions, invalidations hit %.0f (write) %.0f (evict), "
-           "%.0f coherence misses\n", protocol,
+    printf("# tester, %s (inv_message %u): %llu ops on 4 GPUs, %llu bytes "
+           "checked; %.0f entry evictions, invalidations hit %.0f (write) "
+           "%.0f (evict), %.0f coherence misses\n", protocol, inv_message,
            (unsigned long long)(tc.ops_per_agent * tc.agents),
            (unsigned long long)mem_tester_checked(tr.t), ev, hw, he, cm);
     assert_true(ev > 0 && hw > 0 && he > 0 && cm > 0);
@@ -351,7 +417,9 @@ static void test_random_tester(void **state)
     const char *env = getenv("MGSIM_DIR_OPS");
     uint64_t total = env && *env ? strtoull(env, NULL, 10) : 60000;
     for (int o = 0; o < 3; o++)
-        tester_run(ORGS[o], total);
+        tester_run(ORGS[o], 0, total);
+    tester_run("hmg", 1, total); /* per line */
+    tester_run("rec", 2, total); /* per entry */
 }
 
 int main(void)
@@ -359,6 +427,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sync_rules_and_check),
         cmocka_unit_test(test_workloads_tiny_directory),
+        cmocka_unit_test(test_invalidation_credits),
         cmocka_unit_test(test_workloads_paper_directory),
         cmocka_unit_test(test_tiny_l2_remote_fills),
         cmocka_unit_test(test_without_write_invalidations_fails),
