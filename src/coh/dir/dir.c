@@ -74,10 +74,13 @@ static void table_config(dir_org org, const coh_system *sys,
     tc->addr_bits = DIR_ADDR_BITS;
 }
 
+/* The [directory] keys, on any number of GPUs. */
+static int check_keys(const coh_system *sys, dir_org org, const char *name);
+
 static int check_org(const coh_system *sys, dir_org org, const char *name)
 {
-    if (sys->ngpus < 2)
-        return MGS_OK; /* nothing is remote: the directory stays empty */
+    if (sys->ngpus < 2) /* nothing is remote: the directory stays empty */
+        return check_keys(sys, org, name);
     if (!sys->rdma)
         return mgs_error_set(MGS_ECONFIG, "coherence.protocol = %s needs "
                              "discrete or unified GPUs (a directory per GPU "
@@ -92,6 +95,11 @@ static int check_org(const coh_system *sys, dir_org org, const char *name)
         return mgs_error_set(MGS_ECONFIG, "coherence.protocol = %s supports "
                              "at most %u GPUs (got platform.gpus = %u)",
                              name, INV_ENGINE_MAX_GPUS, sys->ngpus);
+    return check_keys(sys, org, name);
+}
+
+static int check_keys(const coh_system *sys, dir_org org, const char *name)
+{
     uint32_t r = sys->dir.range;
     if (r && (r & (r - 1) || r < sys->line ||
               r / sys->line > DIR_TABLE_MAX_RANGE_LINES))
@@ -121,6 +129,8 @@ static int check_org(const coh_system *sys, dir_org org, const char *name)
                              2 * sys->line);
     dir_table_config tc;
     table_config(org, sys, &tc);
+    if (tc.ngpus < 2)
+        tc.ngpus = 2; /* one GPU: the table is never built, check its keys */
     char why[160];
     if (dir_table_config_validate(&tc, why, sizeof why))
         return mgs_error_set(MGS_ECONFIG, "directory (per L2 bank: %u "

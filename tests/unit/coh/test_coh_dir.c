@@ -116,6 +116,8 @@ static void test_sync_rules_and_check(void **state)
         coh_system t = rdma_sys(1);
         t.rdma = false;
         assert_int_equal(all[i]->check(&t), MGS_OK); /* one GPU: nothing */
+        t.dir.entries = 8200; /* ... but the keys are still checked */
+        expect_refused(all[i], &t, "multiple of the L2 banks");
         t = rdma_sys(2);
         t.rdma = false;
         t.shared_platform = true;
