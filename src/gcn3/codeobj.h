@@ -133,6 +133,8 @@ int gcn_codeobj_load_hip_fatbin(const void *wrapper, const char *what,
                                 gcn_codeobj **out);
 
 const char *gcn_codeobj_arch(const gcn_codeobj *co);   /* "gfx803" */
+/* Code object version: 2 (YAML metadata, amd_kernel_code_t), 3, 4, 5. */
+int gcn_codeobj_version(const gcn_codeobj *co);
 size_t gcn_codeobj_num_kernels(const gcn_codeobj *co);
 const gcn_kernel *gcn_codeobj_kernel(const gcn_codeobj *co, size_t i);
 const gcn_kernel *gcn_codeobj_find(const gcn_codeobj *co, const char *name);
