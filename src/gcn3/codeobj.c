@@ -429,6 +429,29 @@ int gcn_kernel_decode_rsrc(gcn_kernel *k, const char *what)
     return MGS_OK;
 }
 
+/* Points k at its code: `size` bytes at `code`, which must lie in an
+** executable section; size 0 (no sized symbol): up to the end of .text. */
+static int kernel_code_range(const elf_view *v, gcn_kernel *k, uint64_t code,
+                             uint64_t size)
+{
+    GElf_Shdr sh;
+    if (!size)
+        size = find_section(v, ".text", &sh) && code >= sh.sh_addr &&
+                       code - sh.sh_addr < sh.sh_size
+                   ? sh.sh_addr + sh.sh_size - code
+                   : 4;
+    k->code_vaddr = code;
+    k->code_size = size;
+    k->code = vaddr_bytes(v, code, size, true);
+    if (!k->code)
+        return mgs_error_set(MGS_EFORMAT,
+                             "%s: kernel %s: code entry 0x%llx (size %zu) is "
+                             "outside the executable sections",
+                             v->what, k->full_name, (unsigned long long)code,
+                             k->code_size);
+    return MGS_OK;
+}
+
 static int decode_descriptor(const elf_view *v, const sym_table *st,
                              gcn_md_kernel *mk)
 {
@@ -463,27 +486,10 @@ static int decode_descriptor(const elf_view *v, const sym_table *st,
 
     /* The entry point: descriptor address + signed byte offset. */
     uint64_t code = kd_sym.st_value + (uint64_t)entry;
-    k->code_vaddr = code;
     GElf_Sym fn;
     bool have_fn = symbol_find(v, st, k->full_name, STT_FUNC, &fn) &&
                    fn.st_value == code;
-    k->code_size = have_fn ? fn.st_size : 0;
-    k->code = vaddr_bytes(v, code, k->code_size ? k->code_size : 4, true);
-    if (!k->code)
-        return mgs_error_set(MGS_EFORMAT,
-                             "%s: kernel %s: code entry 0x%llx (size %zu) is "
-                             "outside the executable sections",
-                             v->what, k->full_name, (unsigned long long)code,
-                             k->code_size);
-    if (!have_fn) {   /* no sized symbol: the code runs to the section end */
-        GElf_Shdr sh;
-        if (find_section(v, ".text", &sh) && code >= sh.sh_addr &&
-            code < sh.sh_addr + sh.sh_size)
-            k->code_size = sh.sh_addr + sh.sh_size - code;
-        else
-            k->code_size = 4;
-    }
-    return MGS_OK;
+    return kernel_code_range(v, k, code, have_fn ? fn.st_size : 0);
 }
 
 /* Code object v2: the kernel symbol (STT_AMDGPU_HSA_KERNEL) points at a
@@ -510,25 +516,8 @@ static int decode_kernel_code(const elf_view *v, const sym_table *st,
     int rc = gcn_v2_decode_kernel_code(hdr, v->what, mk, &entry);
     if (rc)
         return rc;
-    uint64_t code = sym.st_value + entry;
-    k->code_vaddr = code;
-    k->code_size = sym.st_size > entry ? sym.st_size - entry : 0;
-    if (!k->code_size) {   /* unsized symbol: up to the end of .text */
-        GElf_Shdr sh;
-        if (find_section(v, ".text", &sh) && code >= sh.sh_addr &&
-            code - sh.sh_addr < sh.sh_size)
-            k->code_size = sh.sh_addr + sh.sh_size - code;
-        else
-            k->code_size = 4;
-    }
-    k->code = vaddr_bytes(v, code, k->code_size, true);
-    if (!k->code)
-        return mgs_error_set(MGS_EFORMAT,
-                             "%s: kernel %s: code entry 0x%llx (size %zu) is "
-                             "outside the executable sections",
-                             v->what, k->full_name, (unsigned long long)code,
-                             k->code_size);
-    return MGS_OK;
+    return kernel_code_range(v, k, sym.st_value + entry,
+                             sym.st_size > entry ? sym.st_size - entry : 0);
 }
 
 static int cmp_symbol(const void *a, const void *b)

@@ -9,20 +9,12 @@
 # (build/kernels/v2/*.hsaco) and, when present, MGPUSim's shipped code
 # objects ($MGSIM_MGPUSIM_DIR, default ../shared/validation/mgpusim).
 # The whole-file listing must be the kernels' listings in address order.
-set -u
-MGSIM=${MGSIM:-build/mgsim}
+. "$(dirname "$0")/lib_cli.bash"
 KDIR=${MGSIM_KERNEL_DIR:-${MGSIM_BUILD:-build}/../kernels}
-# MGPUSim's files sit beside the project (../shared/validation/mgpusim from
-# the main tree; one level more from a worktree under wt/).
-root=$(cd "$(dirname "$0")/../.." && pwd)
-MGPUSIM_DIR=${MGSIM_MGPUSIM_DIR:-}
-for d in "$root/../shared/validation/mgpusim" \
-         "$root/../../shared/validation/mgpusim"; do
-    [ -z "$MGPUSIM_DIR" ] && [ -d "$d" ] && MGPUSIM_DIR=$d
-done
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+MGPUSIM_DIR=$(mgpusim_dir)
+tmp=$TMP
 fails=0
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 
 # plain_elf FILE OUT: the AMDGPU ELF inside FILE (unbundled if needed).
 plain_elf() {
@@ -40,10 +32,10 @@ check() {
     plain_elf "$src" "$elf"
     read -r textaddr textoff < <(llvm-readelf-15 -S --wide "$elf" |
         sed -n 's/.*\] \.text  *PROGBITS  *\([0-9a-f]*\) \([0-9a-f]*\).*/\1 \2/p')
-    [ -n "${textaddr:-}" ] || { fail "$base: no .text"; return; }
+    [ -n "${textaddr:-}" ] || { bad "$base: no .text"; return; }
     llvm-objcopy-15 -O binary --only-section=.text "$elf" "$tmp/$base.text"
     "$MGSIM" disasm "$elf" >"$tmp/$base.all" 2>"$tmp/$base.err" ||
-        { fail "$base: $(cat "$tmp/$base.err")"; return; }
+        { bad "$base: $(cat "$tmp/$base.err")"; return; }
     : >"$tmp/$base.cat"
     local n=0 val size name off entry start len
     while read -r val size name; do
@@ -64,23 +56,23 @@ check() {
         } >"$tmp/$name.s"
         llvm-mc-15 -triple=amdgcn-amd-amdhsa -mcpu=gfx803 -filetype=obj \
             "$tmp/$name.s" -o "$tmp/$name.o" 2>"$tmp/$name.mc" ||
-            { fail "$base/$name: llvm-mc: $(head -2 "$tmp/$name.mc")"; continue; }
+            { bad "$base/$name: llvm-mc: $(head -2 "$tmp/$name.mc")"; continue; }
         llvm-objdump-15 -d --mcpu=gfx803 --adjust-vma=$entry "$tmp/$name.o" |
             tail -n +3 >"$tmp/$name.ref"
         "$MGSIM" disasm "$elf" --kernel "$name" | tail -n +3 >"$tmp/$name.out"
         tail -n +3 "$tmp/$name.out" >>"$tmp/$base.cat"
         if ! diff "$tmp/$name.ref" "$tmp/$name.out" >"$tmp/$name.diff"; then
-            fail "$base/$name: differs from llvm-objdump of the re-wrapped code"
+            bad "$base/$name: differs from llvm-objdump of the re-wrapped code"
             head -6 "$tmp/$name.diff"
         fi
         n=$((n + 1))
     done < <(llvm-readelf-15 -s --wide "$elf" |
              awk '$4 == "AMDGPU_HSA_KERNEL" && !seen[$8]++ { print $2, $3, $8 }' |
              sort)
-    [ "$n" -gt 0 ] || fail "$base: no v2 kernel symbols"
+    [ "$n" -gt 0 ] || bad "$base: no v2 kernel symbols"
     # The whole listing: the same kernels, in address order.
     tail -n +5 "$tmp/$base.all" | cmp -s - "$tmp/$base.cat" ||
-        fail "$base: whole-file listing is not the kernels' listings"
+        bad "$base: whole-file listing is not the kernels' listings"
     nk_total=$((nk_total + n))
     echo "ok $base: $n kernel(s)"
 }
@@ -90,7 +82,7 @@ for f in "$KDIR"/v2/*.hsaco; do
     [ -f "$f" ] || continue
     check "$f"; nfiles=$((nfiles + 1))
 done
-[ "$nfiles" -gt 0 ] || fail "no v2 kernels built in $KDIR/v2"
+[ "$nfiles" -gt 0 ] || bad "no v2 kernels built in $KDIR/v2"
 if [ -n "$MGPUSIM_DIR" ] && [ -d "$MGPUSIM_DIR" ]; then
     for f in "$MGPUSIM_DIR"/*.hsaco; do
         [ -f "$f" ] || continue

@@ -13,12 +13,7 @@
 #    the files are absent.
 . "$(dirname "$0")/lib_cli.bash"
 optimised_mgsim
-root=$(cd "$(dirname "$0")/../.." && pwd)
-DIR=${MGSIM_MGPUSIM_DIR:-}
-for d in "$root/../shared/validation/mgpusim" \
-         "$root/../../shared/validation/mgpusim"; do
-    [ -z "$DIR" ] && [ -d "$d" ] && DIR=$d
-done
+DIR=$(mgpusim_dir)
 unset MGSIM_MGPUSIM_DIR
 
 expect_exit 0 "$bin" list workloads

@@ -27,30 +27,7 @@
 #include "gcn3/metadata.h"
 #include "mgsim/errors.h"
 
-static const char *kernel_dir(void)
-{
-    const char *d = getenv("MGSIM_KERNEL_DIR");
-    return d && *d ? d : MGS_KERNEL_DIR;
-}
-
-static uint8_t *slurp(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-    if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        fclose(f);
-        return NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
-}
+#include "codeobj_test_util.h"
 
 typedef struct fixture {
     uint8_t *elf;          /* v2/loader_cl.hsaco: a plain v2 ELF */
@@ -99,35 +76,11 @@ static int teardown(void **state)
     return 0;
 }
 
-static bool is_load_error(int rc)
-{
-    return rc == MGS_EFORMAT || rc == MGS_EARCH || rc == MGS_EUNSUPPORTED;
-}
-
 static uint8_t *copy(const fixture *f)
 {
     uint8_t *p = malloc(f->size);
     memcpy(p, f->elf, f->size);
     return p;
-}
-
-static void expect_error(const void *data, size_t size, int code,
-                         const char *needle)
-{
-    gcn_codeobj *co = (gcn_codeobj *)1;
-    mgs_error_clear();
-    int rc = gcn_codeobj_load_mem(data, size, "bad.hsaco", &co);
-    if (rc != code)
-        fprintf(stderr, "# rc %d (%s)\n", rc, mgs_error_msg());
-    assert_int_equal(rc, code);
-    assert_null(co);
-    const char *msg = mgs_error_msg();
-    assert_non_null(strstr(msg, "bad.hsaco"));
-    assert_null(strchr(msg, '\n'));
-    if (needle && !strstr(msg, needle)) {
-        fprintf(stderr, "# message '%s' lacks '%s'\n", msg, needle);
-        fail();
-    }
 }
 
 /* ---- the real file ------------------------------------------------------- */
@@ -230,8 +183,8 @@ static void test_load_v2_opencl(void **state)
     gcn_codeobj_free(co);
 }
 
-/* The old e_flags convention (0x2, no mach) with a gfx803 ISA note loads;
-** with e_flags 0 and no ISA notes it does not. */
+/* The old e_flags convention (0x2, no mach) with a gfx803 ISA note loads
+** (without ISA notes it does not: test_foreign_isa_and_versions). */
 static void test_old_eflags(void **state)
 {
     fixture *f = *state;
