@@ -5,7 +5,9 @@
 **
 ** Input is sniffed, not trusted to its file name:
 **   "__CLANG_OFFLOAD_BUNDLE__"  -> the gfx803 entry (bundle.c), then ELF
-**   ELF, EM_AMDGPU              -> must be 64-bit LE, mach gfx803 (0x2a)
+**   ELF, EM_AMDGPU              -> must be 64-bit LE, mach gfx803 (0x2a);
+**                                  v2 (OS/ABI 64, ABI version 0): the ISA
+**                                  notes decide instead (codeobj_v2.c)
 **   ELF, other machine          -> its .hip_fatbin section (a hipcc host
 **                                  program) holds a bundle; else MGS_EARCH
 ** The chosen AMDGPU ELF image is copied (the code object owns it) and read
@@ -20,7 +22,10 @@
 **   44 u32 compute_pgm_rsrc3          48 u32 compute_pgm_rsrc1
 **   52 u32 compute_pgm_rsrc2          56 u16 kernel_code_properties
 ** The entry point is the descriptor's address plus the entry offset and
-** must fall inside an executable section.
+** must fall inside an executable section. Without the NT_AMDGPU_METADATA
+** note the object is read as v2: "AMD" notes (version, ISA, YAML metadata
+** via metadata_v2.c) and each kernel symbol's amd_kernel_code_t
+** (codeobj_v2.c); the kernels' code starts after those headers.
 */
 #include "gcn3/codeobj.h"
 
