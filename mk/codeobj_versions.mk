@@ -6,9 +6,11 @@
 # codeobj_versions.sh), and `mgsim disasm` is checked on them
 # (tests/cli/disasm_v2.sh). loader_cl (OpenCL: hidden arguments, a
 # dynamic_shared_pointer argument, every user-SGPR enable) is the unit
-# tests' v2 fixture (tests/unit/gcn3/test_codeobj_v2.c).
+# tests' v2 fixture (tests/unit/gcn3/test_codeobj_v2.c); loader_props a v2
+# file with two kernels (for disasm_v2.sh).
 CO_VERSION_KERNELS := vecadd fir rl mt bs mm
-KERNELS_V2 := $(CO_VERSION_KERNELS:%=$(KDIR)/v2/%.hsaco) $(KDIR)/v2/loader_cl.hsaco
+KERNELS_V2 := $(CO_VERSION_KERNELS:%=$(KDIR)/v2/%.hsaco) \
+              $(KDIR)/v2/loader_cl.hsaco $(KDIR)/v2/loader_props.hsaco
 KERNELS_V3 := $(CO_VERSION_KERNELS:%=$(KDIR)/v3/%.hsaco)
 
 kernels: $(KERNELS_V2) $(KERNELS_V3)
