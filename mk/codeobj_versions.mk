@@ -5,7 +5,7 @@
 # a workload runs on them with MGSIM_KERNEL_DIR=$(KDIR)/v2 (tests/cli/
 # codeobj_versions.sh), and `mgsim disasm` is checked on them
 # (tests/cli/disasm_v2.sh). loader_cl (OpenCL: hidden arguments, a
-# dynamic_shared_pointer argument, every user-SGPR enable) is the unit
+# dynamic_shared_pointer argument, type names) is the unit
 # tests' v2 fixture (tests/unit/gcn3/test_codeobj_v2.c); loader_props a v2
 # file with two kernels (for disasm_v2.sh).
 CO_VERSION_KERNELS := vecadd fir rl mt bs mm
