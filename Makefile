@@ -47,7 +47,7 @@ OCLCC ?= clang-15
 
 PKG_CFLAGS := $(shell pkg-config --cflags msgpack inih sqlite3 2>/dev/null)
 PKG_LIBS := -lelf $(shell pkg-config --libs msgpack 2>/dev/null || echo -lmsgpackc) \
-            -linih -lsqlite3
+            -linih -lsqlite3 -lyaml
 GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 VERSION := 0.1.0
 

@@ -5,7 +5,7 @@
 set -u
 # Arguments replace the default list (scripts/slurm_deps.sh).
 PKGS="make gcc pkg-config git hipcc rocm-device-libs llvm-15 clang-15 \
-libelf-dev libmsgpack-dev libinih-dev libsqlite3-dev libcmocka-dev \
+libelf-dev libmsgpack-dev libinih-dev libsqlite3-dev libcmocka-dev libyaml-dev \
 python3-matplotlib sqlite3"
 [ $# -gt 0 ] && PKGS="$*"
 

@@ -16,6 +16,19 @@ static const mgs_workload *const table[] = {
     NULL
 };
 
+/* Workloads that run code objects from outside the project (MGPUSim's):
+** found by name, listed apart, not part of the suite's tests. */
+#define X(name) extern const mgs_workload wl_##name;
+#include "workloads/list_mgpusim.def"
+#undef X
+
+static const mgs_workload *const external[] = {
+#define X(name) &wl_##name,
+#include "workloads/list_mgpusim.def"
+#undef X
+    NULL
+};
+
 size_t wl_count(void)
 {
     return sizeof table / sizeof table[0] - 1;
@@ -26,11 +39,24 @@ const mgs_workload *wl_get(size_t i)
     return i < wl_count() ? table[i] : NULL;
 }
 
+size_t wl_external_count(void)
+{
+    return sizeof external / sizeof external[0] - 1;
+}
+
+const mgs_workload *wl_external_get(size_t i)
+{
+    return i < wl_external_count() ? external[i] : NULL;
+}
+
 const mgs_workload *wl_find(const char *name)
 {
     for (size_t i = 0; i < wl_count(); i++)
         if (!strcmp(table[i]->name, name))
             return table[i];
+    for (size_t i = 0; i < wl_external_count(); i++)
+        if (!strcmp(external[i]->name, name))
+            return external[i];
     return NULL;
 }
 

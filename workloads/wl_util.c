@@ -20,6 +20,14 @@
 int wl_ctx_open(wl_ctx *c, mgs_rt *rt, const wl_args *args,
                 const char *kernel_file)
 {
+    char path[4096];
+    wl_kernel_path(kernel_file, path, sizeof path);
+    return wl_ctx_open_path(c, rt, args, path);
+}
+
+int wl_ctx_open_path(wl_ctx *c, mgs_rt *rt, const wl_args *args,
+                     const char *path)
+{
     memset(c, 0, sizeof *c);
     c->rt = rt;
     c->args = args;
@@ -30,8 +38,6 @@ int wl_ctx_open(wl_ctx *c, mgs_rt *rt, const wl_args *args,
     c->gpu_all = args->gpu_all != 0;
     c->multi = ngpu > 1;
     c->parts = c->gpu_all ? 1 : ngpu;
-    char path[4096];
-    wl_kernel_path(kernel_file, path, sizeof path);
     return mgs_module_load(rt, path, &c->mod);
 }
 

@@ -63,6 +63,9 @@ typedef struct wl_ctx {
 
 int wl_ctx_open(wl_ctx *c, mgs_rt *rt, const wl_args *args,
                 const char *kernel_file);
+/* The same with a code object path (not under the kernel directory). */
+int wl_ctx_open_path(wl_ctx *c, mgs_rt *rt, const wl_args *args,
+                     const char *path);
 void wl_ctx_close(wl_ctx *c);
 int wl_kernel(wl_ctx *c, const char *name, mgs_kernel **out);
 

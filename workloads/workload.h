@@ -49,7 +49,13 @@ typedef struct mgs_workload {
 /* Registry (workloads/registry.c). */
 size_t wl_count(void);
 const mgs_workload *wl_get(size_t i);
+/* Finds a suite workload or an external one (below). */
 const mgs_workload *wl_find(const char *name);
+/* Workloads running code objects from outside the project, e.g. MGPUSim's
+** (workloads/mgpusim/, list_mgpusim.def): not in wl_count/wl_get, so the
+** all-workload tests and sweeps leave them out. */
+size_t wl_external_count(void);
+const mgs_workload *wl_external_get(size_t i);
 /* Whether the workloads run in place on platform type `type` (wl_args
 ** gpu_all): one launch over all GPUs (MGS_GPU_ALL) on buffers spread over
 ** them, neighbours read remotely. True for unified and monolithic (one

@@ -16,6 +16,11 @@
 ** `.byte`; SOPP branches carry a ` <symbol+0xoff>` target annotation. A
 ** function's range ends at the next symbol, so padding between kernels is
 ** listed under the preceding one, as llvm-objdump does.
+**
+** Code object v2: .text holds each kernel's 256-byte amd_kernel_code_t
+** before its code; only the code is listed, each kernel labelled at its
+** entry, which is what llvm-objdump prints for the same code re-wrapped as
+** a v3+ object (tests/cli/disasm_v2.sh checks exactly that).
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -165,6 +170,9 @@ int cmd_disasm(int argc, char **argv)
     size_t size;
     gcn_codeobj_text(co, &base, &size);
     uint64_t start = base, end = base + size;
+    /* v2: .text interleaves 256-byte amd_kernel_code_t headers with the
+    ** code; list the kernels' code only, as if re-wrapped as v4. */
+    bool v2 = gcn_codeobj_version(co) == 2;
     if (kernel) {
         size_t nsym = gcn_codeobj_num_symbols(co), i;
         for (i = 0; i < nsym; i++)
@@ -189,10 +197,19 @@ int cmd_disasm(int argc, char **argv)
                 end = gcn_codeobj_symbol(co, k)->vaddr;
                 break;
             }
+        if (v2)
+            end = start + gcn_codeobj_symbol(co, i)->size;
     }
     printf("\n%s:\tfile format elf64-amdgpu\n\nDisassembly of section "
            ".text:\n", path);
-    print_range(co, start, end);
+    if (v2 && !kernel) {   /* each kernel's code, without its header */
+        for (size_t i = 0; i < gcn_codeobj_num_symbols(co); i++) {
+            const gcn_symbol *s = gcn_codeobj_symbol(co, i);
+            print_range(co, s->vaddr, s->vaddr + s->size);
+        }
+    } else {
+        print_range(co, start, end);
+    }
     gcn_codeobj_free(co);
     return fflush(stdout) == 0 ? MGS_EXIT_OK
                                : cli_usage_error("disasm: cannot write "

@@ -132,6 +132,14 @@ static void list_workloads(void)
         if (w->description)
             printf("  %-*s  %s\n", wname, "", w->description);
     }
+    /* Indented apart: they need files from outside the project. */
+    printf("\nvalidation workloads (MGPUSim's code objects from "
+           "$MGSIM_MGPUSIM_DIR;\n  docs/validation.md):\n");
+    for (size_t i = 0; i < wl_external_count(); i++) {
+        const mgs_workload *w = wl_external_get(i);
+        printf("    %-14s n=%" PRId64 "/%" PRId64 "  %s\n", w->name,
+               w->params[0].small, w->params[0].dflt, w->description);
+    }
 }
 
 int cmd_list(int argc, char **argv)

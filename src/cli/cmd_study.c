@@ -28,6 +28,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,6 +44,8 @@ static void usage(FILE *f)
         "  --size small|study|paper  inputs: a smoke run in seconds; footprints\n"
         "                       above the total L2 (default); the seeds' sizes\n"
         "  --out DIR            output folder (default: results/study-NAME-SIZE)\n"
+        "  --kernels DIR        folder of external code objects the study's\n"
+        "                       workloads run (MGSIM_MGPUSIM_DIR; validate-mgpusim)\n"
         "  -j, --jobs N         points at once (-jN too; default: the number of cores)\n"
         "  --timeout S          seconds per point\n"
         "  --force              rerun finished points (--retry-failed: failed ones)\n"
@@ -549,6 +552,7 @@ static int write_figure(const study *st, const sweep_spec *sp,
 
 typedef struct study_opts {
     const char *name, *size, *out;
+    const char *kernels;   /* --kernels: MGPUSim's code objects */
     sweep_run_opts run;
     bool list, dry_run, quiet, report_only;
 } study_opts;
@@ -564,6 +568,9 @@ static int parse(study_opts *o, int argc, char **argv, bool *help)
             o->size = v;
         else if (!r && (r = cli_opt_value(argc, argv, &i, "--out", &v)) > 0)
             o->out = v;
+        else if (!r &&
+                 (r = cli_opt_value(argc, argv, &i, "--kernels", &v)) > 0)
+            o->kernels = v;
         if (r < 0)
             return MGS_EXIT_USAGE;
         if (r > 0)
@@ -621,6 +628,13 @@ int cmd_study(int argc, char **argv)
     if (!o.name)
         return cli_usage_error("study: which study? ('mgsim study --list')");
     const char *size = o.size ? o.size : "study";
+    if (o.kernels) {   /* the runs (child processes) inherit it */
+        struct stat sb;
+        if (stat(o.kernels, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            return cli_usage_error("study: --kernels %s is not a folder",
+                                   o.kernels);
+        setenv("MGSIM_MGPUSIM_DIR", o.kernels, 1);
+    }
     int rc = study_load(o.name, &st);
     if (rc == MGS_OK) {
         char origin[300];
@@ -666,7 +680,8 @@ int cmd_study(int argc, char **argv)
     char db[4200], rep[4200], command[512];
     snprintf(db, sizeof db, "%s/sweep.db", dir);
     snprintf(rep, sizeof rep, "%s/report.md", dir);
-    snprintf(command, sizeof command, "mgsim study %s --size %s", st.name, size);
+    snprintf(command, sizeof command, "mgsim study %s --size %s%s%s", st.name,
+             size, o.kernels ? " --kernels " : "", o.kernels ? o.kernels : "");
     nt = 1 + st.nfigures;
     tables = MGS_NEW_ARRAY(table, nt);
     for (size_t i = 0; i < nt && rc == MGS_OK; i++)

@@ -5,7 +5,9 @@
 **
 ** Input is sniffed, not trusted to its file name:
 **   "__CLANG_OFFLOAD_BUNDLE__"  -> the gfx803 entry (bundle.c), then ELF
-**   ELF, EM_AMDGPU              -> must be 64-bit LE, mach gfx803 (0x2a)
+**   ELF, EM_AMDGPU              -> must be 64-bit LE, mach gfx803 (0x2a);
+**                                  v2 (OS/ABI 64, ABI version 0): the ISA
+**                                  notes decide instead (codeobj_v2.c)
 **   ELF, other machine          -> its .hip_fatbin section (a hipcc host
 **                                  program) holds a bundle; else MGS_EARCH
 ** The chosen AMDGPU ELF image is copied (the code object owns it) and read
@@ -20,7 +22,10 @@
 **   44 u32 compute_pgm_rsrc3          48 u32 compute_pgm_rsrc1
 **   52 u32 compute_pgm_rsrc2          56 u16 kernel_code_properties
 ** The entry point is the descriptor's address plus the entry offset and
-** must fall inside an executable section.
+** must fall inside an executable section. Without the NT_AMDGPU_METADATA
+** note the object is read as v2: "AMD" notes (version, ISA, YAML metadata
+** via metadata_v2.c) and each kernel symbol's amd_kernel_code_t
+** (codeobj_v2.c); the kernels' code starts after those headers.
 */
 #include "gcn3/codeobj.h"
 
@@ -32,6 +37,7 @@
 #include <string.h>
 
 #include "gcn3/bundle.h"
+#include "gcn3/codeobj_v2.h"
 #include "gcn3/metadata.h"
 #include "mgsim/errors.h"
 #include "util/xmalloc.h"
@@ -42,6 +48,8 @@
 #define AMDGPU_MACH_MASK 0xffu
 #define AMDGPU_MACH_GFX803 0x2au
 #define NT_AMDGPU_METADATA 32u
+#define STT_AMDGPU_HSA_KERNEL 10   /* v2 kernel symbols (STT_LOOS) */
+#define ELFOSABI_AMDGPU_HSA 64
 #define KD_SIZE 64u
 #define HIP_FATBIN_MAGIC 0x48495046u   /* "FPIH" in memory order */
 
@@ -49,6 +57,7 @@
 #define MAX_INPUT_BYTES ((size_t)1 << 31)
 
 struct gcn_codeobj {
+    int version;               /* code object version: 2, 3, 4 or 5 */
     uint8_t *image;            /* owned copy of the AMDGPU ELF image */
     size_t image_size;
     gcn_kernel *kernels;       /* owned, with their args and full names */
@@ -112,6 +121,33 @@ static const char *elf_machine_name(unsigned m, char *buf, size_t n)
         snprintf(buf, n, "ELF machine %u", m);
         return buf;
     }
+}
+
+/* The ELF header's EF_AMDGPU_MACH must say gfx803 (v3+ objects). */
+static int mach_check(const uint8_t *data, const char *what)
+{
+    uint32_t flags = rd32(data + 48);
+    unsigned mach = flags & AMDGPU_MACH_MASK;
+    if (mach == AMDGPU_MACH_GFX803)
+        return MGS_OK;
+    unsigned abiv = data[EI_ABIVERSION];
+    char version[16] = "v2";
+    if (data[EI_OSABI] == ELFOSABI_AMDGPU_HSA && abiv >= 1 && abiv <= 3)
+        snprintf(version, sizeof version, "v%u", abiv + 2);
+    else if (data[EI_OSABI] != ELFOSABI_AMDGPU_HSA || abiv != 0)
+        snprintf(version, sizeof version, "OS/ABI %u.%u", data[EI_OSABI],
+                 abiv);
+    const char *name = amdgpu_mach_name(mach);
+    if (name)
+        return mgs_error_set(MGS_EARCH,
+                             "%s: code object (%s, e_flags 0x%x) is for %s, "
+                             "mgsim runs gfx803 only (recompile with "
+                             "--offload-arch=gfx803)", what, version,
+                             (unsigned)flags, name);
+    return mgs_error_set(MGS_EARCH,
+                         "%s: code object (%s, e_flags 0x%x) is for unknown "
+                         "AMDGPU mach 0x%x, mgsim runs gfx803 only", what,
+                         version, (unsigned)flags, mach);
 }
 
 static int read_whole_file(const char *path, uint8_t **data, size_t *size)
@@ -258,11 +294,13 @@ static Elf_Scn *find_section(const elf_view *v, const char *name,
     return NULL;
 }
 
-/* Finds the NT_AMDGPU_METADATA note ("AMDGPU", type 32) in a SHT_NOTE
-** section, parsing note headers by hand (all sizes checked). */
-static int find_metadata_note(const elf_view *v, const uint8_t **desc,
-                              size_t *desc_size)
+/* Finds the first note of `owner` (NUL included in its namesz) with type
+** `type` in any SHT_NOTE section, parsing note headers by hand (all sizes
+** checked). Returns 1 and the descriptor if found, 0 if not, or an error. */
+static int note_find(const elf_view *v, const char *owner, uint32_t type,
+                     const uint8_t **desc, size_t *desc_size)
 {
+    size_t owner_size = strlen(owner) + 1;
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(v->elf, scn)) != NULL) {
         GElf_Shdr sh;
@@ -272,7 +310,7 @@ static int find_metadata_note(const elf_view *v, const uint8_t **desc,
         size_t left = sh.sh_size;
         while (left >= 12) {
             uint32_t namesz = rd32(p), descsz = rd32(p + 4);
-            uint32_t type = rd32(p + 8);
+            uint32_t t = rd32(p + 8);
             size_t name_pad = ((size_t)namesz + 3) & ~(size_t)3;
             size_t desc_pad = ((size_t)descsz + 3) & ~(size_t)3;
             if (name_pad > left - 12 || desc_pad > left - 12 - name_pad) {
@@ -281,19 +319,17 @@ static int find_metadata_note(const elf_view *v, const uint8_t **desc,
                                      "the note section)",
                                      v->what, namesz, descsz);
             }
-            if (type == NT_AMDGPU_METADATA && namesz == 7 &&
-                memcmp(p + 12, "AMDGPU", 7) == 0) {
+            if (t == type && namesz == owner_size &&
+                memcmp(p + 12, owner, owner_size) == 0) {
                 *desc = p + 12 + name_pad;
                 *desc_size = descsz;
-                return MGS_OK;
+                return 1;
             }
             p += 12 + name_pad + desc_pad;
             left -= 12 + name_pad + desc_pad;
         }
     }
-    return mgs_error_set(MGS_EFORMAT,
-                         "%s: no NT_AMDGPU_METADATA note (code object v3 or "
-                         "newer required)", v->what);
+    return 0;
 }
 
 typedef struct sym_table {
@@ -356,34 +392,8 @@ static bool symbol_find(const elf_view *v, const sym_table *t,
 
 /* ---- kernels ------------------------------------------------------------- */
 
-static int decode_descriptor(const elf_view *v, const sym_table *st,
-                             gcn_md_kernel *mk)
+int gcn_kernel_decode_rsrc(gcn_kernel *k, const char *what)
 {
-    gcn_kernel *k = &mk->k;
-    GElf_Sym kd_sym;
-    if (!symbol_find(v, st, mk->kd_symbol, STT_OBJECT, &kd_sym))
-        return mgs_error_set(MGS_EFORMAT,
-                             "%s: kernel %s: descriptor symbol %s not found",
-                             v->what, k->full_name, mk->kd_symbol);
-    const uint8_t *kd = vaddr_bytes(v, kd_sym.st_value, KD_SIZE, false);
-    if (!kd || kd_sym.st_size != KD_SIZE)
-        return mgs_error_set(MGS_EFORMAT,
-                             "%s: kernel %s: descriptor %s is not 64 bytes "
-                             "of loaded data", v->what, k->full_name,
-                             mk->kd_symbol);
-    k->group_segment_size = rd32(kd + 0);
-    k->private_segment_size = rd32(kd + 4);
-    k->kernarg_size = rd32(kd + 8);
-    int64_t entry = (int64_t)rd64(kd + 16);
-    k->rsrc3 = rd32(kd + 44);
-    k->rsrc1 = rd32(kd + 48);
-    k->rsrc2 = rd32(kd + 52);
-    k->code_properties = (uint16_t)(kd[56] | kd[57] << 8);
-    /* A descriptor that leaves kernarg_size 0 (pre-v3 producers) defers to
-    ** the metadata, which always states it. */
-    if (k->kernarg_size == 0)
-        k->kernarg_size = mk->md_kernarg_size;
-
     /* rsrc1: GRANULATED_WORKITEM_VGPR_COUNT [5:0] in 4-register granules,
     ** GRANULATED_WAVEFRONT_SGPR_COUNT [9:6] in 8-register granules (gfx8). */
     k->vgpr_count = ((k->rsrc1 & 0x3f) + 1) * 4;
@@ -415,35 +425,104 @@ static int decode_descriptor(const elf_view *v, const sym_table *st,
         return mgs_error_set(MGS_EFORMAT,
                              "%s: kernel %s: code properties enable %u user "
                              "SGPRs but rsrc2 reserves %u",
-                             v->what, k->full_name, user, k->user_sgpr_count);
+                             what, k->full_name, user, k->user_sgpr_count);
     if (k->vgpr_workitem_id == 3)
         return mgs_error_set(MGS_EFORMAT,
                              "%s: kernel %s: undefined work-item id VGPR "
-                             "setting 3", v->what, k->full_name);
+                             "setting 3", what, k->full_name);
 
-    /* The entry point: descriptor address + signed byte offset. */
-    uint64_t code = kd_sym.st_value + (uint64_t)entry;
+    return MGS_OK;
+}
+
+/* Points k at its code: `size` bytes at `code`, which must lie in an
+** executable section; size 0 (no sized symbol): up to the end of .text. */
+static int kernel_code_range(const elf_view *v, gcn_kernel *k, uint64_t code,
+                             uint64_t size)
+{
+    GElf_Shdr sh;
+    if (!size)
+        size = find_section(v, ".text", &sh) && code >= sh.sh_addr &&
+                       code - sh.sh_addr < sh.sh_size
+                   ? sh.sh_addr + sh.sh_size - code
+                   : 4;
     k->code_vaddr = code;
-    GElf_Sym fn;
-    bool have_fn = symbol_find(v, st, k->full_name, STT_FUNC, &fn) &&
-                   fn.st_value == code;
-    k->code_size = have_fn ? fn.st_size : 0;
-    k->code = vaddr_bytes(v, code, k->code_size ? k->code_size : 4, true);
+    k->code_size = size;
+    k->code = vaddr_bytes(v, code, size, true);
     if (!k->code)
         return mgs_error_set(MGS_EFORMAT,
                              "%s: kernel %s: code entry 0x%llx (size %zu) is "
                              "outside the executable sections",
                              v->what, k->full_name, (unsigned long long)code,
                              k->code_size);
-    if (!have_fn) {   /* no sized symbol: the code runs to the section end */
-        GElf_Shdr sh;
-        if (find_section(v, ".text", &sh) && code >= sh.sh_addr &&
-            code < sh.sh_addr + sh.sh_size)
-            k->code_size = sh.sh_addr + sh.sh_size - code;
-        else
-            k->code_size = 4;
-    }
     return MGS_OK;
+}
+
+static int decode_descriptor(const elf_view *v, const sym_table *st,
+                             gcn_md_kernel *mk)
+{
+    gcn_kernel *k = &mk->k;
+    GElf_Sym kd_sym;
+    if (!symbol_find(v, st, mk->kd_symbol, STT_OBJECT, &kd_sym))
+        return mgs_error_set(MGS_EFORMAT,
+                             "%s: kernel %s: descriptor symbol %s not found",
+                             v->what, k->full_name, mk->kd_symbol);
+    const uint8_t *kd = vaddr_bytes(v, kd_sym.st_value, KD_SIZE, false);
+    if (!kd || kd_sym.st_size != KD_SIZE)
+        return mgs_error_set(MGS_EFORMAT,
+                             "%s: kernel %s: descriptor %s is not 64 bytes "
+                             "of loaded data", v->what, k->full_name,
+                             mk->kd_symbol);
+    k->group_segment_size = rd32(kd + 0);
+    k->private_segment_size = rd32(kd + 4);
+    k->kernarg_size = rd32(kd + 8);
+    int64_t entry = (int64_t)rd64(kd + 16);
+    k->rsrc3 = rd32(kd + 44);
+    k->rsrc1 = rd32(kd + 48);
+    k->rsrc2 = rd32(kd + 52);
+    k->code_properties = (uint16_t)(kd[56] | kd[57] << 8);
+    /* A descriptor that leaves kernarg_size 0 (pre-v3 producers) defers to
+    ** the metadata, which always states it. */
+    if (k->kernarg_size == 0)
+        k->kernarg_size = mk->md_kernarg_size;
+
+    int rc = gcn_kernel_decode_rsrc(k, v->what);
+    if (rc)
+        return rc;
+
+    /* The entry point: descriptor address + signed byte offset. */
+    uint64_t code = kd_sym.st_value + (uint64_t)entry;
+    GElf_Sym fn;
+    bool have_fn = symbol_find(v, st, k->full_name, STT_FUNC, &fn) &&
+                   fn.st_value == code;
+    return kernel_code_range(v, k, code, have_fn ? fn.st_size : 0);
+}
+
+/* Code object v2: the kernel symbol (STT_AMDGPU_HSA_KERNEL) points at a
+** 256-byte amd_kernel_code_t; the code starts kernel_code_entry_byte_offset
+** bytes after it and runs to the end of the symbol (its size covers both). */
+static int decode_kernel_code(const elf_view *v, const sym_table *st,
+                              gcn_md_kernel *mk)
+{
+    gcn_kernel *k = &mk->k;
+    GElf_Sym sym;
+    if (!symbol_find(v, st, mk->kd_symbol, STT_AMDGPU_HSA_KERNEL, &sym) &&
+        !symbol_find(v, st, mk->kd_symbol, STT_FUNC, &sym))
+        return mgs_error_set(MGS_EFORMAT,
+                             "%s: kernel %s: no kernel symbol %s",
+                             v->what, k->full_name, mk->kd_symbol);
+    const uint8_t *hdr = vaddr_bytes(v, sym.st_value, GCN_KERNEL_CODE_T_SIZE,
+                                     true);
+    if (!hdr)
+        return mgs_error_set(MGS_EFORMAT,
+                             "%s: kernel %s: its 256-byte amd_kernel_code_t "
+                             "at 0x%llx is not inside the code", v->what,
+                             k->full_name, (unsigned long long)sym.st_value);
+    uint64_t entry;
+    int rc = gcn_v2_decode_kernel_code(hdr, v->what, mk, &entry);
+    if (rc)
+        return rc;
+    return kernel_code_range(v, k, sym.st_value + entry,
+                             sym.st_size > entry ? sym.st_size - entry : 0);
 }
 
 static int cmp_symbol(const void *a, const void *b)
@@ -455,7 +534,8 @@ static int cmp_symbol(const void *a, const void *b)
 }
 
 static int load_symbols(gcn_codeobj *co, const elf_view *v,
-                        const sym_table *st)
+                        const sym_table *st, const gcn_md_kernel *mks,
+                        size_t nmk)
 {
     GElf_Shdr text_sh;
     Elf_Scn *text = find_section(v, ".text", &text_sh);
@@ -480,8 +560,45 @@ static int load_symbols(gcn_codeobj *co, const elf_view *v,
         g->vaddr = s.st_value;
         g->size = s.st_size;
     }
+    /* v2 kernel symbols point at the amd_kernel_code_t: label the code
+    ** itself, as llvm-objdump labels the same code re-wrapped as v4. */
+    if (co->version == 2) {
+        co->symbols = mgs_xrealloc(co->symbols, (co->num_symbols + nmk + 1) *
+                                                    sizeof *co->symbols);
+        for (size_t i = 0; i < nmk; i++) {
+            const gcn_kernel *k = &mks[i].k;
+            if (k->code_vaddr < co->text_vaddr ||
+                k->code_vaddr - co->text_vaddr >= co->text_size)
+                continue;
+            gcn_symbol *g = &co->symbols[co->num_symbols++];
+            g->name = mgs_xstrdup(k->full_name);
+            g->vaddr = k->code_vaddr;
+            g->size = k->code_size;
+        }
+    }
     qsort(co->symbols, co->num_symbols, sizeof *co->symbols, cmp_symbol);
     return MGS_OK;
+}
+
+/* Code object v2: the "AMD" notes say version, ISA and metadata. */
+static int load_v2_metadata(const elf_view *v, gcn_md_kernel **mks,
+                            size_t *nmk)
+{
+    gcn_v2_notes n = {.e_flags = rd32(v->image + 48)};
+    int rc;
+    if ((rc = note_find(v, "AMD", GCN_NT_AMD_VERSION, &n.version,
+                        &n.version_size)) < 0 ||
+        (rc = note_find(v, "AMD", GCN_NT_AMD_ISA_VERSION, &n.isa_version,
+                        &n.isa_version_size)) < 0 ||
+        (rc = note_find(v, "AMD", GCN_NT_AMD_ISA_NAME, &n.isa_name,
+                        &n.isa_name_size)) < 0 ||
+        (rc = note_find(v, "AMD", GCN_NT_AMD_METADATA, &n.metadata,
+                        &n.metadata_size)) < 0)
+        return rc;
+    if ((rc = gcn_v2_check_notes(&n, v->what)))
+        return rc;
+    return gcn_metadata_v2_parse(n.metadata, n.metadata_size, v->what, mks,
+                                 nmk);
 }
 
 /* Loads an AMDGPU ELF image (copied) into co. */
@@ -505,14 +622,27 @@ static int load_amdgpu_elf(gcn_codeobj *co, const uint8_t *data, size_t size,
     const uint8_t *desc = NULL;
     size_t desc_size = 0;
     sym_table st = {0};
-    if ((rc = find_metadata_note(&v, &desc, &desc_size)) ||
-        (rc = gcn_metadata_parse(desc, desc_size, what, &mks, &nmk)) ||
-        (rc = symbols_open(&v, &st)))
+    rc = note_find(&v, "AMDGPU", NT_AMDGPU_METADATA, &desc, &desc_size);
+    if (rc < 0)
+        goto out;
+    if (rc == 1) {   /* v3+: the ELF header's mach was checked (gfx803) */
+        unsigned abiv = co->image[EI_ABIVERSION];
+        co->version = abiv >= 1 && abiv <= 3 ? (int)abiv + 2 : 4;
+        if ((rc = mach_check(co->image, what)) ||
+            (rc = gcn_metadata_parse(desc, desc_size, what, &mks, &nmk)))
+            goto out;
+    } else {
+        co->version = 2;
+        if ((rc = load_v2_metadata(&v, &mks, &nmk)))
+            goto out;
+    }
+    if ((rc = symbols_open(&v, &st)))
         goto out;
     for (size_t i = 0; i < nmk; i++)
-        if ((rc = decode_descriptor(&v, &st, &mks[i])))
+        if ((rc = co->version == 2 ? decode_kernel_code(&v, &st, &mks[i])
+                                   : decode_descriptor(&v, &st, &mks[i])))
             goto out;
-    if ((rc = load_symbols(co, &v, &st)))
+    if ((rc = load_symbols(co, &v, &st, mks, nmk)))
         goto out;
     co->kernels = MGS_NEW_ARRAY(gcn_kernel, nmk ? nmk : 1);
     for (size_t i = 0; i < nmk; i++) {   /* ownership moves to co */
@@ -543,18 +673,11 @@ static int classify_elf(const uint8_t *data, size_t size, const char *what,
             return mgs_error_set(MGS_EFORMAT,
                                  "%s: AMDGPU code objects are 64-bit ELF",
                                  what);
-        unsigned mach = rd32(data + 48) & AMDGPU_MACH_MASK;
-        if (mach == AMDGPU_MACH_GFX803)
+        /* v2 (OS/ABI AMDGPU_HSA, ABI version 0) may carry the old e_flags
+        ** convention (0x2: no mach); its ISA notes decide (codeobj_v2.c). */
+        if (data[EI_OSABI] == ELFOSABI_AMDGPU_HSA && data[EI_ABIVERSION] == 0)
             return MGS_OK;
-        const char *name = amdgpu_mach_name(mach);
-        if (name)
-            return mgs_error_set(MGS_EARCH,
-                                 "%s: code object is for %s, mgsim runs "
-                                 "gfx803 only (recompile with "
-                                 "--offload-arch=gfx803)", what, name);
-        return mgs_error_set(MGS_EARCH,
-                             "%s: code object is for unknown AMDGPU mach "
-                             "0x%x, mgsim runs gfx803 only", what, mach);
+        return mach_check(data, what);
     }
     /* A host program: its bundle sits in .hip_fatbin. */
     char buf[32];
@@ -701,6 +824,11 @@ const char *gcn_codeobj_arch(const gcn_codeobj *co)
 {
     (void)co;   /* only gfx803 images load */
     return "gfx803";
+}
+
+int gcn_codeobj_version(const gcn_codeobj *co)
+{
+    return co->version;
 }
 
 size_t gcn_codeobj_num_kernels(const gcn_codeobj *co)

@@ -1,14 +1,17 @@
 /*
-** GCN3 code-object loader: AMDGPU ELF (code object v3/v4/v5, gfx803) read
+** GCN3 code-object loader: AMDGPU ELF (code object v2-v5, gfx803) read
 ** with libelf, kernel metadata read from the NT_AMDGPU_METADATA msgpack note
 ** with msgpack-c, kernel descriptors (the 64-byte <name>.kd symbols) decoded
-** from .rodata. Accepts plain ELF images and clang offload bundles
+** from .rodata; for v2, the YAML NT_AMD_HSA_METADATA note (libyaml) and
+** the 256-byte amd_kernel_code_t before each kernel's code (codeobj_v2.h),
+** mapped onto the same gcn_kernel. Accepts plain ELF images and clang offload bundles
 ** ("__CLANG_OFFLOAD_BUNDLE__", as `hipcc --genco` writes and as hipcc embeds
 ** in host programs); from a bundle it takes the gfx803 entry.
 **
 ** Errors (one line via mgs_error_set, naming the file): missing file
 ** MGS_ENOENT, truncated or corrupt MGS_EFORMAT, another architecture
-** MGS_EARCH (the message names the architecture found).
+** MGS_EARCH (the message names the architecture, version and e_flags
+** found).
 **
 ** Ownership: the code object owns its kernels, their argument tables and a
 ** private copy of the loaded image; pointers stay valid until
@@ -133,6 +136,8 @@ int gcn_codeobj_load_hip_fatbin(const void *wrapper, const char *what,
                                 gcn_codeobj **out);
 
 const char *gcn_codeobj_arch(const gcn_codeobj *co);   /* "gfx803" */
+/* Code object version: 2 (YAML metadata, amd_kernel_code_t), 3, 4, 5. */
+int gcn_codeobj_version(const gcn_codeobj *co);
 size_t gcn_codeobj_num_kernels(const gcn_codeobj *co);
 const gcn_kernel *gcn_codeobj_kernel(const gcn_codeobj *co, size_t i);
 const gcn_kernel *gcn_codeobj_find(const gcn_codeobj *co, const char *name);

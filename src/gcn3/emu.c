@@ -60,7 +60,10 @@ int gcn_emu_program_init_range(gcn_emu_program *p, const gcn_kernel *k,
     size_t pc = 0;
     while (pc + 4 <= code_size) {
         gcn_inst in;
-        int n = gcn_decode(code + pc, code_size - pc, &in);
+        /* Bytes before the entry (a v2 amd_kernel_code_t, data) must not
+        ** swallow its first word into a two-word instruction. */
+        size_t limit = pc < p->entry ? p->entry : code_size;
+        int n = gcn_decode(code + pc, limit - pc, &in);
         if (n <= 0) {
             /* Keep the raw word for the error message; skip one dword. */
             memcpy(&p->insts[pc / 4].word0, code + pc, 4);

@@ -42,6 +42,13 @@ int gcn_metadata_parse(const uint8_t *desc, size_t n, const char *what,
                        gcn_md_kernel **kernels, size_t *num_kernels);
 void gcn_metadata_free_kernels(gcn_md_kernel *kernels, size_t n);
 
+/* Code object v2: parses the YAML of the NT_AMD_HSA_METADATA note
+** (metadata_v2.c) into the same structures; argument offsets are computed
+** from Size and Align, kd_symbol is the kernel's own symbol (its
+** amd_kernel_code_t). Errors as gcn_metadata_parse. */
+int gcn_metadata_v2_parse(const uint8_t *text, size_t n, const char *what,
+                          gcn_md_kernel **kernels, size_t *num_kernels);
+
 /* Maps a ".value_kind" string; returns false for unknown non-hidden kinds
 ** (unknown hidden_* kinds map to GCN_ARG_HIDDEN_OTHER). */
 bool gcn_metadata_arg_kind(const char *s, size_t len, gcn_arg_kind *kind);

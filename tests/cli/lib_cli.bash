@@ -49,3 +49,15 @@ workload_names() {
     [ -n "${subset:-}" ] && names=$subset
     [ -n "$names" ] || fail "no workloads listed"
 }
+
+# mgpusim_dir: prints the folder of MGPUSim's code objects (issue 13):
+# $MGSIM_MGPUSIM_DIR, else ../shared/validation/mgpusim beside the main
+# tree (or beside a worktree's parent); nothing when absent.
+mgpusim_dir() {
+    local root d
+    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+    for d in "${MGSIM_MGPUSIM_DIR:-}" "$root/../shared/validation/mgpusim" \
+             "$root/../../shared/validation/mgpusim"; do
+        [ -n "$d" ] && [ -d "$d" ] && { echo "$d"; return; }
+    done
+}

@@ -25,32 +25,9 @@
 #include "gcn3/metadata.h"
 #include "mgsim/errors.h"
 
+#include "codeobj_test_util.h"
+
 /* ---- fixtures ------------------------------------------------------------ */
-
-static const char *kernel_dir(void)
-{
-    const char *d = getenv("MGSIM_KERNEL_DIR");
-    return d && *d ? d : MGS_KERNEL_DIR;
-}
-
-static uint8_t *slurp(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-    if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        fclose(f);
-        return NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
-}
 
 typedef struct fixture {
     char path[512];
@@ -86,11 +63,6 @@ static int teardown(void **state)
     free(f->bundle);
     free(f);
     return 0;
-}
-
-static bool is_load_error(int rc)
-{
-    return rc == MGS_EFORMAT || rc == MGS_EARCH || rc == MGS_EUNSUPPORTED;
 }
 
 /* ---- real code objects --------------------------------------------------- */
@@ -405,23 +377,6 @@ static void test_all_shipped_kernels(void **state)
 }
 
 /* ---- errors -------------------------------------------------------------- */
-
-static void expect_error(const void *data, size_t size, int code,
-                         const char *needle)
-{
-    gcn_codeobj *co = (gcn_codeobj *)1;
-    mgs_error_clear();
-    int rc = gcn_codeobj_load_mem(data, size, "bad.hsaco", &co);
-    assert_int_equal(rc, code);
-    assert_null(co);
-    const char *msg = mgs_error_msg();
-    assert_non_null(strstr(msg, "bad.hsaco"));
-    assert_null(strchr(msg, '\n'));
-    if (needle && !strstr(msg, needle)) {
-        fprintf(stderr, "# message '%s' lacks '%s'\n", msg, needle);
-        fail();
-    }
-}
 
 static void test_missing_and_unreadable(void **state)
 {

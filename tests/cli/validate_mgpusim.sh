@@ -1,0 +1,68 @@
+#!/bin/bash
+# The MGPUSim validation runner (workloads/mgpusim/, studies/
+# validate-mgpusim*.ini, docs/validation.md):
+#  - the mgpusim_* workloads are listed apart and left out of the suite's
+#    workload list (the all-workload tests do not run them);
+#  - without MGPUSim's files they stop with one error line, exit 2;
+#  - with them (../shared/validation/mgpusim, or $MGSIM_MGPUSIM_DIR): every
+#    kernel verifies against its CPU reference in emu and timing mode at
+#    small size, counting the same wavefront instructions in both, and at
+#    MGPUSim's sizes counts exactly MGPUSim's wavefront instructions (emu);
+#  - `mgsim study validate-mgpusim --size small --kernels DIR` runs and
+#    writes its report with MGPUSim's column. Skipped (as passing) when
+#    the files are absent.
+. "$(dirname "$0")/lib_cli.bash"
+optimised_mgsim
+DIR=$(mgpusim_dir)
+unset MGSIM_MGPUSIM_DIR
+
+expect_exit 0 "$bin" list workloads
+names=$(awk '/^  [a-z][a-z0-9_]* /{print $1}' "$OUT")
+echo "$names" | grep -q mgpusim && fail "mgpusim_* in the suite's list"
+expect_in "$OUT" "validation workloads"
+expect_in "$OUT" "    mgpusim_fir"
+
+expect_exit 2 "$bin" run mgpusim_fir --mode emu --size small --db "$TMP/r.db"
+expect_one_error_line
+expect_in "$ERR" "set MGSIM_MGPUSIM_DIR"
+
+if [ -z "$DIR" ]; then
+    echo "skip: MGPUSim's code objects not found (set MGSIM_MGPUSIM_DIR)"
+    exit 0
+fi
+export MGSIM_MGPUSIM_DIR=$DIR
+# Discrete multi-GPU is refused (MGPUSim's unified mode is in place).
+expect_exit 2 "$bin" run mgpusim_fir --mode emu --size small --gpus 2 \
+    --platform discrete --db "$TMP/r.db"
+expect_one_error_line
+expect_in "$ERR" "not discrete"
+
+insts() { sed -n 's/.*"wf_insts": *\([0-9]*\).*/\1/p' "$OUT"; }
+for w in fir relu mt bs mm; do
+    n=""
+    for mode in emu timing; do
+        expect_exit 0 "$bin" run "mgpusim_$w" --mode "$mode" --size small \
+            --json --db "$TMP/r.db"
+        [ -z "$n" ] || [ "$(insts)" = "$n" ] ||
+            fail "mgpusim_$w: $(insts) wavefront instructions in timing, $n in emu"
+        n=$(insts)
+    done
+    echo "ok mgpusim_$w small: $n wavefront instructions, emu and timing"
+done
+# MGPUSim's sizes (the workloads' defaults) and MGPUSim's counts.
+for pair in fir:401408 relu:110592 mt:37376 bs:122304 mm:569472; do
+    w=${pair%%:*}
+    expect_exit 0 "$bin" run "mgpusim_$w" --mode emu --json --db "$TMP/r.db"
+    [ "$(insts)" = "${pair#*:}" ] ||
+        fail "mgpusim_$w: $(insts) wavefront instructions, MGPUSim ${pair#*:}"
+done
+echo "ok wavefront instructions equal MGPUSim's for all five kernels"
+
+expect_exit 0 "$bin" study validate-mgpusim --size small --kernels "$DIR" \
+    --out "$TMP/study" --quiet -j 2
+expect_in "$TMP/study/report.md" "| r9nano mgpusim_mt | 1.54e+07 |"
+expect_in "$TMP/study/report.md" "--kernels $DIR"
+[ -s "$TMP/study/validate-mgpusim.png" ] || fail "no figure"
+expect_exit 2 "$bin" study validate-mgpusim --kernels "$TMP/nosuch"
+expect_one_error_line
+echo ok
