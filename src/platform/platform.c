@@ -553,13 +553,20 @@ static void wire_um(platform *p, sim_engine *eng, mem_pool *pool,
         um_pmc *pmc = p->pmcs[i] = um_pmc_new(eng, name, i, &u, pool, st);
         conn_plug(gpu_build_xbar(g), um_pmc_mem_port(pmc));
         conn_plug(gpu_build_ctrl_net(g), um_pmc_maint_port(pmc));
-        const gpu_ctrl_ports *l1 = gpu_build_ctrl_ports(g, GPU_CTRL_L1),
+        const gpu_ctrl_ports *l1 = gpu_build_ctrl_ports(g, GPU_CTRL_L1_TOP),
                              *tl = gpu_build_ctrl_ports(g, GPU_CTRL_TLB),
                              *l2 = gpu_build_ctrl_ports(g, GPU_CTRL_L2);
+        uint32_t nsas = gpu_build_sa_count(g);
+        uint32_t *l1_sa = mgs_xcalloc(l1->n + 1, sizeof *l1_sa);
+        for (uint32_t k = 0; k < l1->n; k++)
+            l1_sa[k] = gpu_build_l1_sa(g, k);
         mem_route to_l2;
         gpu_build_l1_route(g, &to_l2);
-        um_pmc_set_targets(pmc, l1->v, l1->n, tl->v, tl->n, l2->v, l2->n,
-                           &to_l2);
+        um_pmc_set_targets(pmc, l1->v, l1_sa, l1->n, nsas, tl->v, tl->n,
+                           l2->v, l2->n, &to_l2);
+        free(l1_sa);
+        for (uint32_t s = 0; s < nsas; s++)
+            conn_plug(gpu_build_sa_net(g, s), um_pmc_sa_port(pmc, s));
         ctl[i] = um_pmc_ctl_port(pmc);
         conn_plug(p->um_ctl, ctl[i]);
         peer[i] = p->net ? um_pmc_peer_port(pmc) : NULL;

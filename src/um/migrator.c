@@ -58,7 +58,7 @@ typedef struct um_slot {
     mgs_time start;
     uint32_t waiters, wtail;  /* fault records, FIFO */
     sim_event ev;             /* ANSWERING: the fixed-latency answer */
-    char label[128];          /* for the watchdog's list */
+    char label[128];          /* for dumps */
 } um_slot;
 
 /* Where a page last arrived and until when it stays (open addressing,
@@ -430,25 +430,30 @@ static bool mig_busy(const sim_comp *c)
            m->to_walker.n;
 }
 
-/* The watchdog's list: every page in flight, with whom it waits for. */
-static void mig_visit(const sim_comp *c, sim_buf_visit_fn fn, void *ud)
+/* The watchdog's line: the oldest page in flight and whom it waits for. */
+static bool mig_stall(const sim_comp *c, char *buf, size_t n)
 {
     const um_migrator *m = (const um_migrator *)c;
-    for (uint32_t k = 0; k < m->cfg.max_migrations; k++) {
-        um_slot *s = &m->slots[k];
-        if (!s->used)
-            continue;
-        size_t n = strlen(s->label);
-        char *tail = strstr(s->label, " waiting for");
-        if (tail)
-            n = (size_t)(tail - s->label);
-        snprintf(s->label + n, sizeof s->label - n, " waiting for %s%s%s",
-                 s->answering ? "the fixed fault latency" : "",
-                 !s->answering && !s->filled ? "PMC data" : "",
-                 !s->answering && !s->released ? " source PMC release"
-                                                : "");
-        fn(s->label, 1, 1, ud);
-    }
+    const um_slot *s = NULL;
+    for (uint32_t k = 0; k < m->cfg.max_migrations; k++)
+        if (m->slots[k].used && (!s || m->slots[k].id < s->id))
+            s = &m->slots[k];
+    if (!s)
+        return false;
+    char who[96];
+    if (s->answering)
+        snprintf(who, sizeof who, "the fixed fault latency");
+    else if (!s->released && !s->filled)
+        snprintf(who, sizeof who, "GPU[%d].PMC (source) and GPU[%d].PMC "
+                 "(destination)", s->holder, s->dst);
+    else if (!s->released)
+        snprintf(who, sizeof who, "GPU[%d].PMC (source)", s->holder);
+    else
+        snprintf(who, sizeof who, "GPU[%d].PMC (destination)", s->dst);
+    snprintf(buf, n, "%s (%u page(s) in flight): page 0x%" PRIx64
+             " GPU %d -> GPU %d since t=%" PRIu64 " ps waits for %s",
+             c->name, m->active, s->va, s->holder, s->dst, s->start, who);
+    return true;
 }
 
 static void mig_dump(const sim_comp *c, FILE *f)
@@ -469,7 +474,7 @@ static const sim_comp_ops mig_ops = {
     .tick = mig_tick,
     .handle = mig_handle,
     .busy = mig_busy,
-    .visit_buffers = mig_visit,
+    .stall = mig_stall,
     .dump = mig_dump,
 };
 

@@ -34,7 +34,7 @@
 
 #include "um/um_int.h"
 
-enum pmc_phase { P_FREE, P_SHOOT, P_READ, P_FLUSH, P_MUTE };
+enum pmc_phase { P_FREE, P_SHOOT, P_DRAIN, P_READ, P_FLUSH, P_MUTE };
 
 typedef struct pmc_job {
     enum pmc_phase phase;
@@ -46,7 +46,9 @@ typedef struct pmc_job {
 typedef struct pmc_fill {
     bool used;
     uint64_t id;
+    uint64_t frame;           /* the new frame (first line's page) */
     uint32_t written, total;
+    uint32_t fence_out;       /* L1 invalidations unanswered */
 } pmc_fill;
 
 struct um_pmc {
@@ -55,8 +57,11 @@ struct um_pmc {
     um_config cfg;
     uint32_t gpu;
     mem_pool *pool;
-    sim_port **l1, **tlb, **l2;
+    sim_port **l1, **tlb, **l2;   /* L1 top ports; TLB and L2 ctrl ports */
+    uint32_t *l1_sa;          /* shader array of each L1 */
     uint32_t nl1, ntlb, nl2;
+    sim_port *sa;             /* [nsas]: on each shader array's connection */
+    uint32_t nsas;
     mem_route to_l2;
     sim_port **peer_ctl, **peer_net, **peer_host; /* [npeers] */
     uint32_t npeers;
@@ -65,6 +70,7 @@ struct um_pmc {
     pmc_fill *fills;          /* [max_migrations] */
     uint32_t reads_out, writes_out;
     um_queue q_ctl, q_peer, q_host, q_mem, q_maint;
+    um_queue *q_sa;           /* [nsas] */
     stat_counter *st_out, *st_in, *st_lines_out, *st_lines_in, *st_shoot,
         *st_flush;
     stat_counter own[6];
@@ -72,8 +78,10 @@ struct um_pmc {
 
 /* ---- maintenance ---------------------------------------------------- */
 
-static void maint(um_pmc *p, pmc_job *j, sim_port *dst, mem_msg_type type,
-                  uint32_t flags, uint64_t addr, uint64_t span)
+/* A maintenance request of job j to dst, queued on q. */
+static mem_msg *maint(um_pmc *p, pmc_job *j, um_queue *q, sim_port *dst,
+                  mem_msg_type type, uint32_t flags, uint64_t addr,
+                  uint64_t span)
 {
     mem_msg *m = mem_msg_alloc(p->pool, type);
     m->base.dst = dst;
@@ -81,13 +89,23 @@ static void maint(um_pmc *p, pmc_job *j, sim_port *dst, mem_msg_type type,
     m->flags = flags;
     m->addr = addr;
     m->span = span;
-    m->size = (uint32_t)span;  /* TLBs read the range from size */
     m->pid = j->cmd->pid;
     m->gpu = (int32_t)p->gpu;
     m->origin = j;
     m->issue_time = eng_now(p->base.eng);
-    um_queue_push(&p->q_maint, m);
+    um_queue_push(q, m);
     j->ctrl_out++;
+    return m;
+}
+
+/* A ranged invalidation of the old frame into every L1's top port, behind
+** the requests that reached it first: the L1 answers once those are done
+** in the L2 (cache.c drains before a control request completes). */
+static void l1_fence(um_pmc *p, pmc_job *j)
+{
+    for (uint32_t i = 0; i < p->nl1; i++)
+        maint(p, j, &p->q_sa[p->l1_sa[i]], p->l1[i], MEM_INVALIDATE, 0,
+              j->cmd->addr, p->cfg.page_bytes);
 }
 
 static void job_shoot(um_pmc *p, pmc_job *j)
@@ -97,21 +115,31 @@ static void job_shoot(um_pmc *p, pmc_job *j)
                  um_test_break != UM_BREAK_NO_SHOOTDOWN;
     if (!shoot)
         return;
+    /* A TLB reads the range from size. */
     for (uint32_t i = 0; i < p->ntlb; i++)
-        maint(p, j, p->tlb[i], MEM_INVALIDATE, 0, j->cmd->vaddr,
-              p->cfg.page_bytes);
+        maint(p, j, &p->q_maint, p->tlb[i], MEM_INVALIDATE, 0,
+              j->cmd->vaddr, p->cfg.page_bytes)->size = p->cfg.page_bytes;
     stat_inc(p->st_shoot);
+}
+
+/* After the shoot-down (whose answers wait until every translator sent
+** the requests it translated before it, xlat.c) no new access can reach
+** the old frame; the L1 fence then waits until those requests are done in
+** the L2, so the first line read sees every write made before the
+** shoot-down. */
+static void job_drain(um_pmc *p, pmc_job *j)
+{
+    j->phase = P_DRAIN;
+    l1_fence(p, j);
 }
 
 static void job_flush(um_pmc *p, pmc_job *j)
 {
     j->phase = P_FLUSH;
     for (uint32_t i = 0; i < p->nl2; i++)
-        maint(p, j, p->l2[i], MEM_FLUSH, MEM_F_INVALIDATE, j->cmd->addr,
-              p->cfg.page_bytes);
-    for (uint32_t i = 0; i < p->nl1; i++)
-        maint(p, j, p->l1[i], MEM_INVALIDATE, 0, j->cmd->addr,
-              p->cfg.page_bytes);
+        maint(p, j, &p->q_maint, p->l2[i], MEM_FLUSH, MEM_F_INVALIDATE,
+              j->cmd->addr, p->cfg.page_bytes);
+    l1_fence(p, j);
     stat_inc(p->st_flush);
 }
 
@@ -185,7 +213,9 @@ static void jobs_advance(um_pmc *p)
 {
     for (uint32_t k = 0; k < p->cfg.max_migrations; k++) {
         pmc_job *j = &p->jobs[k];
-        if (j->phase == P_SHOOT && !j->ctrl_out) {
+        if (j->phase == P_SHOOT && !j->ctrl_out)
+            job_drain(p, j);
+        if (j->phase == P_DRAIN && !j->ctrl_out) {
             j->phase = P_READ;
             if (um_test_break == UM_BREAK_NO_COPY)
                 j->next_line = j->lines;
@@ -238,6 +268,7 @@ static pmc_fill *fill_of(um_pmc *p, uint64_t id, uint32_t total)
 static void line_arrived(um_pmc *p, mem_msg *d)
 {
     pmc_fill *f = fill_of(p, d->base.id, (uint32_t)d->coh[0]);
+    f->frame = d->addr & ~(uint64_t)(p->cfg.page_bytes - 1);
     mem_msg *w = mem_msg_alloc(p->pool, MEM_WRITE);
     w->addr = d->addr;
     w->size = d->size;
@@ -254,20 +285,56 @@ static void line_arrived(um_pmc *p, mem_msg *d)
     mem_msg_release(p->pool, d);
 }
 
+static void fill_done(um_pmc *p, pmc_fill *f)
+{
+    answer_migrator(p, f->id, UM_FILLED);
+    stat_inc(p->st_in);
+    f->used = false;
+}
+
+/* Every line is in the L2. A reused frame may still have lines in this
+** GPU's L1s from its last life (a late read of a page that left): they go
+** before the page is announced. */
 static void line_written(um_pmc *p, mem_msg *r)
 {
     pmc_fill *f = r->origin;
     p->writes_out--;
-    if (++f->written == f->total) {
-        answer_migrator(p, f->id, UM_FILLED);
-        stat_inc(p->st_in);
-        f->used = false;
+    mem_msg_release(p->pool, r->req);
+    mem_msg_release(p->pool, r);
+    if (++f->written < f->total)
+        return;
+    for (uint32_t i = 0; i < p->nl1; i++) {
+        mem_msg *m = mem_msg_alloc(p->pool, MEM_INVALIDATE);
+        m->base.dst = p->l1[i];
+        m->base.bytes = 16;
+        m->addr = f->frame;
+        m->span = p->cfg.page_bytes;
+        m->gpu = (int32_t)p->gpu;
+        m->origin = f;
+        m->issue_time = eng_now(p->base.eng);
+        um_queue_push(&p->q_sa[p->l1_sa[i]], m);
+        f->fence_out++;
+    }
+    if (!f->fence_out)
+        fill_done(p, f);
+}
+
+/* ---- component ------------------------------------------------------ */
+
+/* A maintenance request was answered (its job, or a page arriving). */
+static void maint_answer(um_pmc *p, mem_msg *r)
+{
+    pmc_job *j = r->req->origin;
+    if (j >= p->jobs && j < p->jobs + p->cfg.max_migrations) {
+        j->ctrl_out--;
+    } else {
+        pmc_fill *f = r->req->origin;
+        if (--f->fence_out == 0)
+            fill_done(p, f);
     }
     mem_msg_release(p->pool, r->req);
     mem_msg_release(p->pool, r);
 }
-
-/* ---- component ------------------------------------------------------ */
 
 /* Commands and lines from a network port; lines only while a write slot
 ** is free (the rest wait in the port). */
@@ -293,12 +360,12 @@ static bool pmc_tick(sim_comp *c)
     um_pmc *p = (um_pmc *)c;
     bool progress = false;
     mem_msg *r;
-    while ((r = (mem_msg *)port_retrieve(&p->maint))) {
-        pmc_job *j = r->req->origin;
-        j->ctrl_out--;
-        mem_msg_release(p->pool, r->req);
-        mem_msg_release(p->pool, r);
-        progress = true;
+    for (uint32_t s = 0; s <= p->nsas; s++) {
+        sim_port *port = s < p->nsas ? &p->sa[s] : &p->maint;
+        while ((r = (mem_msg *)port_retrieve(port))) {
+            maint_answer(p, r);
+            progress = true;
+        }
     }
     while ((r = (mem_msg *)port_retrieve(&p->mem))) {
         if (r->base.type == MEM_READ_RSP)
@@ -312,6 +379,8 @@ static bool pmc_tick(sim_comp *c)
     progress |= take_incoming(p, &p->host);
     jobs_advance(p);
     progress |= um_queue_drain(&p->q_maint, &p->maint);
+    for (uint32_t s = 0; s < p->nsas; s++)
+        progress |= um_queue_drain(&p->q_sa[s], &p->sa[s]);
     progress |= um_queue_drain(&p->q_mem, &p->mem);
     progress |= um_queue_drain(&p->q_peer, &p->peer);
     progress |= um_queue_drain(&p->q_host, &p->host);
@@ -325,6 +394,9 @@ static bool pmc_busy(const sim_comp *c)
     for (uint32_t k = 0; k < p->cfg.max_migrations; k++)
         if (p->jobs[k].phase != P_FREE || p->fills[k].used)
             return true;
+    for (uint32_t s = 0; s < p->nsas; s++)
+        if (p->q_sa[s].n)
+            return true;
     return p->q_ctl.n || p->q_peer.n || p->q_host.n || p->q_mem.n ||
            p->q_maint.n;
 }
@@ -332,7 +404,8 @@ static bool pmc_busy(const sim_comp *c)
 static void pmc_dump(const sim_comp *c, FILE *f)
 {
     const um_pmc *p = (const um_pmc *)c;
-    static const char *names[] = {"free", "shoot", "read", "flush", "mute"};
+    static const char *names[] = {"free", "shoot", "drain", "read", "flush",
+                                  "mute"};
     for (uint32_t k = 0; k < p->cfg.max_migrations; k++) {
         const pmc_job *j = &p->jobs[k];
         if (j->phase != P_FREE)
@@ -388,6 +461,13 @@ void um_pmc_free(um_pmc *p)
     um_queue_free(&p->q_host, p->pool);
     um_queue_free(&p->q_mem, p->pool);
     um_queue_free(&p->q_maint, p->pool);
+    for (uint32_t s = 0; s < p->nsas; s++) {
+        um_queue_free(&p->q_sa[s], p->pool);
+        port_fini(&p->sa[s]);
+    }
+    free(p->q_sa);
+    free(p->sa);
+    free(p->l1_sa);
     free(p->jobs);
     free(p->fills);
     free(p->l1);
@@ -419,18 +499,35 @@ static sim_port **ports_copy(sim_port *const *v, uint32_t n)
     return out;
 }
 
-void um_pmc_set_targets(um_pmc *p, sim_port *const *l1, uint32_t nl1,
+void um_pmc_set_targets(um_pmc *p, sim_port *const *l1_top,
+                        const uint32_t *l1_sa, uint32_t nl1, uint32_t nsas,
                         sim_port *const *tlb, uint32_t ntlb,
                         sim_port *const *l2, uint32_t nl2,
                         const mem_route *to_l2)
 {
-    p->l1 = ports_copy(l1, nl1);
+    p->l1 = ports_copy(l1_top, nl1);
+    p->l1_sa = mgs_xcalloc(nl1 ? nl1 : 1, sizeof *p->l1_sa);
+    if (nl1)
+        memcpy(p->l1_sa, l1_sa, nl1 * sizeof *l1_sa);
     p->tlb = ports_copy(tlb, ntlb);
     p->l2 = ports_copy(l2, nl2);
     p->nl1 = nl1;
     p->ntlb = ntlb;
     p->nl2 = nl2;
     p->to_l2 = *to_l2;
+    p->nsas = nsas;
+    p->sa = mgs_xcalloc(nsas ? nsas : 1, sizeof *p->sa);
+    p->q_sa = mgs_xcalloc(nsas ? nsas : 1, sizeof *p->q_sa);
+    for (uint32_t s = 0; s < nsas; s++) {
+        char name[32];
+        snprintf(name, sizeof name, "sa[%u]", s);
+        port_init(&p->sa[s], &p->base, name, 64);
+    }
+}
+
+sim_port *um_pmc_sa_port(um_pmc *p, uint32_t s)
+{
+    return s < p->nsas ? &p->sa[s] : NULL;
 }
 
 void um_pmc_set_peers(um_pmc *p, sim_port *const *ctl, sim_port *const *peer,

@@ -120,12 +120,17 @@ sim_port *um_pmc_peer_port(um_pmc *p);  /* inter-GPU network: pages */
 sim_port *um_pmc_host_port(um_pmc *p);  /* host PCIe tree: pages */
 sim_port *um_pmc_mem_port(um_pmc *p);   /* the GPU's crossbar */
 sim_port *um_pmc_maint_port(um_pmc *p); /* the GPU's control network */
-/* What the PMC maintains: its GPU's L1 caches, TLBs (translators and L2
-** TLBs) and L2 banks (ctrl ports, borrowed), and the route to the L2s. */
-void um_pmc_set_targets(um_pmc *p, sim_port *const *l1, uint32_t nl1,
+/* What the PMC maintains: its GPU's L1 caches (top ports, reached on the
+** shader arrays' connections: l1_sa[i] is the array of L1 i, nsas
+** arrays), TLBs (translators and L2 TLBs) and L2 banks (ctrl ports on the
+** control network), and the route to the L2s. Ports are borrowed. */
+void um_pmc_set_targets(um_pmc *p, sim_port *const *l1_top,
+                        const uint32_t *l1_sa, uint32_t nl1, uint32_t nsas,
                         sim_port *const *tlb, uint32_t ntlb,
                         sim_port *const *l2, uint32_t nl2,
                         const mem_route *to_l2);
+/* Its port on shader array s's connection (after set_targets). */
+sim_port *um_pmc_sa_port(um_pmc *p, uint32_t s);
 /* Where UM_DATA and the answers go: every PMC's ctl port, its port on the
 ** inter-GPU network and on the host tree (either array, or an entry, NULL:
 ** not there), and the migrator's ctl port. */
