@@ -531,15 +531,15 @@ static void wire_um(platform *p, sim_engine *eng, mem_pool *pool,
     u.period = c->gpu.period;
     u.max_faults = c->iommu_walkers;
     p->um = um_migrator_new(eng, "UM.Migrator", &u, pool, st, c->um_pages);
-    /* assumed: one PCIe traversal, GPU - switch - root (2 links, 1 switch
-    ** of the default PCIe tree: about 0.5 us). */
+    /* assumed: one PCIe traversal of the default tree, GPU - switch - root
+    ** complex (2 links, 2 switches: 320 ns). */
     noc_pcie_cfg pc;
     noc_pcie_cfg_default(&pc, c->pcie_version, n);
     sim_conn_config cc;
     conn_config_default(&cc);
     cc.period = c->gpu.period;
     conn_config_set_latency_cycles(
-        &cc, (uint32_t)((2 * pc.link_latency + pc.switch_latency) /
+        &cc, (uint32_t)((2 * pc.link_latency + 2 * pc.switch_latency) /
                         c->gpu.period) + 1);
     p->um_ctl = conn_new(eng, "UM.CtlLink", &cc, st);
     conn_plug(p->um_ctl, um_migrator_ctl_port(p->um));

@@ -3,7 +3,9 @@
 # every registered workload verifies at small size in timing mode under
 # memory.management = migrate on 2 and 4 unified GPUs, with pages placed
 # contiguous, interleaved and first_touch (4 GPUs), and over the host link
-# (2 GPUs); on 2 discrete GPUs too. Page moves really happen (migrations
+# (2 GPUs); on 2 discrete GPUs too; a few workloads with 64 KB and 2 MB
+# pages, 8 GPUs, links, instant copies, a fault path one request wide and
+# a fixed fault latency. Page moves really happen (migrations
 # and bytes in the database), a run is deterministic, and bad settings end
 # with one error line and exit 2.
 #
@@ -35,13 +37,14 @@ expect_in "$ERR" "management = \"lazy\""
 workload_names
 failed=""
 runs=0
+db=m.db
 run() { # run WORKLOAD ARGS...
     local w=$1
     shift
     runs=$((runs + 1))
     # shellcheck disable=SC2086
     "$bin" run "$w" --mode timing --size small --quiet $MIG "$@" \
-        --db "$TMP/m.db" >"$TMP/o" 2>"$TMP/e" ||
+        --db "$TMP/$db" >"$TMP/o" 2>"$TMP/e" ||
         failed="$failed $w/$*(exit $?: $(head -c 200 "$TMP/e"))"
 }
 for w in $names; do
@@ -63,6 +66,26 @@ if command -v sqlite3 >/dev/null; then
 sys.exit(0 if m > 100 and b == 4096 * m else 1)" ||
         fail "migrations $moves, bytes $bytes"
 fi
+
+# Other page sizes (2 MB pages of pr ping-pong for minutes: left out), more
+# GPUs, NVLink-style links, instant copies, every queue of the fault path
+# at 1, a fixed fault latency.
+db=x.db
+extra="mm fir pr"
+[ -n "${subset:-}" ] && extra=mm
+for w in $extra; do
+    run "$w" --platform unified --gpus 4 --set gpu.page_size=64KB
+    [ "$w" = pr ] || run "$w" --platform unified --gpus 4 \
+        --set gpu.page_size=2MB
+    run "$w" --platform unified --gpus 8
+    run "$w" --platform unified --gpus 4 --set platform.interconnect=links
+    run "$w" --platform unified --gpus 4 --set platform.copy_timing=instant
+    run "$w" --platform unified --gpus 4 --set memory.max_migrations=1 \
+        --set memory.pmc_reads=1 --set mmu.iommu_walkers=1 \
+        --set mmu.iommu_queue=1
+    run "$w" --platform unified --gpus 2 --set memory.fault_latency=20us
+done
+[ -z "$failed" ] || { echo "failing migrate runs:$failed" >&2; exit 1; }
 
 # Deterministic: the same run twice, the same statistics.
 for i in 1 2; do
