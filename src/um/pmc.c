@@ -2,31 +2,36 @@
 ** GPU[g].PMC, the page-migration controller of one GPU (um.h; seed 002
 ** §5.3.3.1: "a PMC in each memory controller"). It sits on the GPU's
 ** crossbar beside the L1s, so it reaches every L2 bank (and, through
-** them, the memory controllers) with physical requests, and on the GPU's
+** them, the memory controllers) with physical requests; on the GPU's
 ** control network beside the command processor, so it can shoot TLBs
-** down and flush caches by range.
+** down and flush L2s by range; and on every shader array's connection, so
+** it can fence an L1 in order with the requests reaching it.
 **
 ** A page leaving (UM_MIGRATE from the migrator), one job per page:
 **   SHOOT  MEM_INVALIDATE (the page's VA, pid) to every TLB of the GPU:
-**          the translators' L1 TLBs and the L2 TLBs; wait for every answer.
-**          (Skipped when no table of this GPU mapped the page.)
+**          the translators' L1 TLBs and the L2 TLBs; wait for every answer
+**          (a translator answers once the requests it translated before
+**          have left it, xlat.c). Skipped when no table of this GPU mapped
+**          the page.
+**   DRAIN  a ranged MEM_INVALIDATE of the old frame into every L1's top
+**          port, behind the requests already there: an L1 answers once
+**          they are done in the L2. Now every write made with the old
+**          mapping is in the L2.
 **   READ   read the old frame line by line through the L2 (dirty lines
 **          come from the L2, the rest from DRAM), at most pmc_reads lines
 **          in flight; each line leaves at once as UM_DATA to the
 **          destination PMC.
 **   FLUSH  MEM_FLUSH | MEM_F_INVALIDATE over the old frame to every L2
-**          bank and MEM_INVALIDATE over it to every L1: no line of the old
-**          frame stays (the frame is released and reused afterwards).
+**          bank and the L1 fence again: no line of the old frame stays
+**          (the frame is released and reused afterwards).
 **   then UM_RELEASED to the migrator.
 ** A page arriving: every UM_DATA becomes a MEM_WRITE of its line into the
 ** new frame through the L2 (at most pmc_reads in flight; more wait in the
-** port: back-pressure on the network); when the last one is acknowledged,
-** UM_FILLED goes to the migrator.
-**
-** Assumed (docs/memory-management.md): a request translated before the
-** shoot-down reached its translator is in the L1 pipeline for fewer
-** cycles than the shoot-down's answer plus the PMC's first read take, so
-** it reaches the L2 before its line is read and travels with the page.
+** port: back-pressure on the network); when the last one is acknowledged
+** the L1s drop any line of the frame (from its last life), then UM_FILLED
+** goes to the migrator.
+** Job life: FREE -> SHOOT -> DRAIN -> READ -> FLUSH -> FREE (MUTE: the
+** broken variant that never answers, tests only).
 */
 #include <assert.h>
 #include <stdio.h>
