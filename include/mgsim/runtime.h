@@ -52,6 +52,12 @@ int mgs_rt_num_cus(const mgs_rt *rt);
 ** chunks, chunk i on GPU i; interleaved: page i on GPU i mod N). */
 #define MGS_GPU_ALL (-1)
 int mgs_malloc(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out);
+/* Managed memory, for every GPU (docs/memory-management.md). With
+** memory.management = migrate (timing mode) its pages start on the host,
+** mapped in no GPU's page table, and each moves to the first GPU that
+** touches it, then to whichever GPU faults on it next; otherwise it is
+** mgs_malloc(rt, MGS_GPU_ALL, ...). */
+int mgs_malloc_managed(mgs_rt *rt, size_t size, mgs_dptr *out);
 int mgs_free(mgs_rt *rt, mgs_dptr p);
 int mgs_memcpy_h2d(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n);
 int mgs_memcpy_d2h(mgs_rt *rt, void *dst, mgs_dptr src, size_t n);

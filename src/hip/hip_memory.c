@@ -134,7 +134,12 @@ static hipError_t alloc_common(void **ptr, size_t size, mhip_mem_kind kind,
     if (size == 0) return hipSuccess; /* HIP: success, NULL pointer */
     int gpu = mhip_current_device();
     mgs_dptr dev;
-    int rc = mgs_malloc(mhip_g.rt, mhip_runtime_gpu(gpu), size, &dev);
+    /* A managed buffer's shadow is managed memory of the runtime: with
+    ** memory.management = migrate it starts on the host and each page
+    ** moves to the first GPU that touches it (docs/memory-management.md). */
+    int rc = kind == MHIP_MEM_MANAGED
+                 ? mgs_malloc_managed(mhip_g.rt, size, &dev)
+                 : mgs_malloc(mhip_g.rt, mhip_runtime_gpu(gpu), size, &dev);
     if (rc)
         return mhip_fail(mhip_from_mgs(rc), call, "%zu bytes on device %d: %s",
                          size, gpu, mgs_error_msg());

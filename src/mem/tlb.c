@@ -114,13 +114,20 @@ static bool tlb_fill(tlb *t, mgs_time now)
     mem_msg *m;
     while ((m = (mem_msg *)port_peek(&t->bottom))) {
         tlb_mshr *h = m->origin;
+        if (h->stale) {
+            /* Translated before a shoot-down: ask again. */
+            port_retrieve(&t->bottom);
+            mem_msg_release(t->pool, m);
+            tlb_core_mshr_retry(&t->core, t->pool, h, now);
+            progress = true;
+            continue;
+        }
         if (t->out_cap - t->out_count < h->nwait)
             break; /* no room for the answers yet: keep it in the port */
         port_retrieve(&t->bottom);
         bool fault = m->flags & MEM_F_FAULT;
         uint64_t ppage = m->paddr & ~(uint64_t)(t->cfg.page_bytes - 1);
-        if (!fault && !h->stale &&
-            tlb_core_install(&t->core, h->pid, h->vpn, ppage))
+        if (!fault && tlb_core_install(&t->core, h->pid, h->vpn, ppage))
             stat_inc(t->evictions);
         for (uint32_t i = 0; i < h->nwait; i++)
             out_push(t, answer(t, h->wait[i], ppage, fault), now);

@@ -87,6 +87,22 @@ tlb_mshr *tlb_core_miss(tlb_core *k, mem_pool *pool, mem_msg *req,
     return h;
 }
 
+void tlb_core_mshr_retry(tlb_core *k, mem_pool *pool, tlb_mshr *h,
+                         mgs_time now)
+{
+    mem_msg *d = mem_msg_alloc(pool, MEM_XLATE);
+    d->addr = h->down->addr;
+    d->pid = h->down->pid;
+    d->gpu = h->down->gpu;
+    d->origin = h;
+    d->issue_time = now;
+    d->base.bytes = h->down->base.bytes;
+    mem_msg_release(pool, h->down);
+    h->down = d;
+    h->sent = h->stale = false;
+    k->unsent++;
+}
+
 bool tlb_core_send_down(tlb_core *k, sim_port *p, const mem_route *route)
 {
     bool progress = false;

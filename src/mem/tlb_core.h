@@ -9,8 +9,10 @@
 **     MEM_XLATE to the next level;
 **   - the shoot-down of MEM_INVALIDATE / MEM_FLUSH (size 0: everything;
 **     else the pages of pid in [addr, addr + size)), which also marks
-**     matching MSHRs stale: their fill answers the waiters but installs
-**     nothing, and a stale MSHR takes no new waiters.
+**     matching MSHRs stale: a stale MSHR takes no new waiters, and its
+**     answer (translated with the mapping the shoot-down removed) is
+**     dropped and asked for again (tlb_core_mshr_retry), so no request
+**     leaves with a mapping older than the shoot-down.
 ** MSHR life: FREE --tlb_core_miss--> ALLOCATED (unsent) --tlb_core_send_down
 ** --> WAITING --the owner's fill, tlb_core_mshr_done--> FREE.
 */
@@ -111,5 +113,9 @@ bool tlb_core_ctrl_step(tlb_core *k, sim_port *ctrl, mem_pool *pool,
 
 /* Any MSHR in use. */
 bool tlb_core_busy(const tlb_core *k);
+/* A stale MSHR's answer came: its MEM_XLATE goes down again (fresh, not
+** stale, unsent). */
+void tlb_core_mshr_retry(tlb_core *k, mem_pool *pool, tlb_mshr *h,
+                         mgs_time now);
 
 #endif

@@ -12,8 +12,9 @@
 **      MSHR went stale in a shoot-down or the walk faulted); each waiting
 **      request is translated, or answered with MEM_F_FAULT [xlat_fill]
 **   2. ctrl: MEM_INVALIDATE / MEM_FLUSH empties the TLB (size 0) or the
-**      pages of pid in [addr, addr + size), marks matching MSHRs stale,
-**      answers MEM_CTRL_RSP                        [tlb_core_ctrl_step]
+**      pages of pid in [addr, addr + size), marks matching MSHRs stale
+**      (their answer is asked for again), answers MEM_CTRL_RSP once the
+**      out entries queued before it have left (the fence) [xlat_ctrl_step]
 **   3. the out queue sends every entry whose time came, in order
 **                                                       [xlat_send_due]
 **   4. up to tlb.width lookups: hit -> out queue, due now + hit_latency;
@@ -54,7 +55,8 @@ struct xlat {
     uint32_t out_head, out_count;
     uint32_t held;         /* out_count + requests waiting in MSHRs */
     xlat_out *out;         /* ring, max_inflight entries */
-    mem_msg *ctrl_rsp;     /* a refused MEM_CTRL_RSP */
+    mem_msg *ctrl_rsp;     /* a MEM_CTRL_RSP refused, or held by fence */
+    uint32_t fence;        /* out entries that must leave before it */
     mgs_time hit_delay;    /* ps */
     sim_port top, tlbp, bottom, ctrl;
     xlat_config cfg;
@@ -114,10 +116,16 @@ static bool xlat_fill(xlat *x, mgs_time now)
         return false;
     while ((m = (mem_msg *)port_retrieve(&x->tlbp))) {
         tlb_mshr *h = m->origin;
+        progress = true;
+        if (h->stale) {
+            /* Translated before a shoot-down: ask again. */
+            mem_msg_release(x->pool, m);
+            tlb_core_mshr_retry(&x->core, x->pool, h, now);
+            continue;
+        }
         bool fault = m->flags & MEM_F_FAULT;
         uint64_t ppage = m->paddr & ~(uint64_t)(x->tcfg.page_bytes - 1);
-        if (!fault && !h->stale &&
-            tlb_core_install(&x->core, h->pid, h->vpn, ppage))
+        if (!fault && tlb_core_install(&x->core, h->pid, h->vpn, ppage))
             stat_inc(x->evictions);
         for (uint32_t i = 0; i < h->nwait; i++) {
             mem_msg *q = h->wait[i];
@@ -154,9 +162,38 @@ static bool xlat_send_due(xlat *x, mgs_time now)
                           ? 0 : x->out_head + 1;
         x->out_count--;
         x->held--;
+        if (x->fence)
+            x->fence--;
         progress = true;
     }
     return progress;
+}
+
+/* Shoot-down (ctrl): the TLB drops the pages at once; the answer waits
+** until the requests translated before it have left (the fence), so a
+** page's owner knows that nothing translated with the old mapping is
+** still inside the translator when it hears back (docs/translation.md). */
+static bool xlat_ctrl_step(xlat *x)
+{
+    bool progress = false;
+    for (;;) {
+        if (x->ctrl_rsp) {
+            if (x->fence || port_send(&x->ctrl, &x->ctrl_rsp->base) != MGS_OK)
+                return progress;
+            x->ctrl_rsp = NULL;
+            progress = true;
+        }
+        mem_msg *m = (mem_msg *)port_retrieve(&x->ctrl);
+        if (!m)
+            return progress;
+        if (m->base.type == MEM_INVALIDATE || m->base.type == MEM_FLUSH) {
+            tlb_core_shootdown(&x->core, m);
+            stat_inc(x->shootdowns);
+        }
+        x->ctrl_rsp = mem_msg_response(x->pool, m);
+        x->fence = x->out_count;
+        progress = true;
+    }
 }
 
 static bool xlat_lookup(xlat *x, mgs_time now)
@@ -210,9 +247,10 @@ static bool xlat_tick(sim_comp *c)
     mgs_time now = eng_now(c->eng);
     bool progress = xlat_fill(x, now);
     if (port_occupancy(&x->ctrl) || x->ctrl_rsp)
-        progress |= tlb_core_ctrl_step(&x->core, &x->ctrl, x->pool,
-                                       &x->ctrl_rsp, x->shootdowns);
+        progress |= xlat_ctrl_step(x);
     progress |= xlat_send_due(x, now);
+    if (x->ctrl_rsp && !x->fence)
+        progress |= xlat_ctrl_step(x);
     progress |= xlat_lookup(x, now);
     if (x->core.unsent) {
         assert(x->has_tlb_route && "xlat: no route to the next TLB");

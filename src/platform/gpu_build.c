@@ -46,7 +46,26 @@ struct gpu_build {
     sim_port **l2tlb_tops;
     sim_conn *driver_link, *dispatch_net, *ctrl_net, *xbar, *mem_net,
         *tlb_net;
+    gpu_ctrl_ports ctrls[GPU_CTRL_KINDS]; /* what the CP maintains */
+    uint32_t *l1_sa;          /* shader array of each L1 (ctrls order) */
 };
+
+/* Registers a ctrl port with the CP and in g's list of kind k. */
+static void ctrl_add(gpu_build *g, gpu_ctrl_kind k, sim_port *port)
+{
+    gpu_ctrl_ports *l = &g->ctrls[k];
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 16;
+        l->v = mgs_xrealloc(l->v, l->cap * sizeof *l->v);
+    }
+    l->v[l->n++] = port;
+    if (k == GPU_CTRL_L1)
+        cp_add_l1(g->cp, port);
+    else if (k == GPU_CTRL_TLB)
+        cp_add_tlb(g->cp, port);
+    else
+        cp_add_l2(g->cp, port);
+}
 
 void gpu_build_config_default(gpu_build_config *c)
 {
@@ -318,6 +337,7 @@ typedef struct l1_path {
     mem_pool *pool;
     stat_registry *st;
     const mem_route *to_l2, *to_l2tlb;
+    uint32_t sa;              /* s */
     char prefix[64];          /* "GPU[g].SA[s]" */
 } l1_path;
 
@@ -345,8 +365,16 @@ static void build_l1_path(const l1_path *p, const char *what,
     conn_plug(g->xbar, cache_bottom(l));
     conn_plug(g->ctrl_net, cache_ctrl(l));
     conn_plug(g->ctrl_net, xlat_ctrl(x));
-    cp_add_l1(g->cp, cache_ctrl(l));
-    cp_add_tlb(g->cp, xlat_ctrl(x));
+    ctrl_add(g, GPU_CTRL_L1, cache_ctrl(l));
+    ctrl_add(g, GPU_CTRL_TLB, xlat_ctrl(x));
+    gpu_ctrl_ports *tops = &g->ctrls[GPU_CTRL_L1_TOP];
+    if (tops->n == tops->cap) {
+        tops->cap = tops->cap ? 2 * tops->cap : 16;
+        tops->v = mgs_xrealloc(tops->v, tops->cap * sizeof *tops->v);
+        g->l1_sa = mgs_xrealloc(g->l1_sa, tops->cap * sizeof *g->l1_sa);
+    }
+    g->l1_sa[tops->n] = p->sa;
+    tops->v[tops->n++] = cache_top(l);
     mem_route r;
     mem_route_single(&r, cache_top(l));
     xlat_set_route(x, &r);
@@ -425,7 +453,7 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
         g->l2_tops[b] = cache_top(g->l2[b]);
         conn_plug(g->xbar, cache_top(g->l2[b]));
         conn_plug(g->ctrl_net, cache_ctrl(g->l2[b]));
-        cp_add_l2(g->cp, cache_ctrl(g->l2[b]));
+        ctrl_add(g, GPU_CTRL_L2, cache_ctrl(g->l2[b]));
         if (c->external_memory)
             continue;         /* the platform wires the bottom */
         char l2name[64];
@@ -466,7 +494,7 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
         g->l2tlb_tops[t] = tlb_top(g->l2tlb[t]);
         conn_plug(g->tlb_net, tlb_top(g->l2tlb[t]));
         conn_plug(g->ctrl_net, tlb_ctrl(g->l2tlb[t]));
-        cp_add_tlb(g->cp, tlb_ctrl(g->l2tlb[t]));
+        ctrl_add(g, GPU_CTRL_TLB, tlb_ctrl(g->l2tlb[t]));
         if (c->external_mmu)
             continue;         /* the platform wires the bottom */
         conn_plug(g->tlb_net, tlb_bottom(g->l2tlb[t]));
@@ -527,7 +555,7 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
         NAME(n, "GPU[%d].SA[%u].Net", gi, s);
         sa->net = conn_new(eng, n, &c->sa_net, st);
         l1_path p = {.g = g, .net = sa->net, .pool = pool, .st = st,
-                     .to_l2 = &to_l2, .to_l2tlb = &to_l2tlb};
+                     .to_l2 = &to_l2, .to_l2tlb = &to_l2tlb, .sa = s};
         NAME(p.prefix, "GPU[%d].SA[%u]", gi, s);
         build_l1_path(&p, "L1S", &c->l1s, COH_L1S, &sa->xs, &sa->l1s);
         build_l1_path(&p, "L1I", &c->l1i, COH_L1I, &sa->xi, &sa->l1i);
@@ -592,6 +620,9 @@ void gpu_build_free(gpu_build *g)
         tlb_free(g->l2tlb[t]);
     mmu_free(g->mmu);
     cp_free(g->cp);
+    for (int k = 0; k < GPU_CTRL_KINDS; k++)
+        free(g->ctrls[k].v);
+    free(g->l1_sa);
     sim_conn *conns[] = {g->driver_link, g->dispatch_net, g->ctrl_net,
                          g->xbar, g->mem_net, g->tlb_net};
     for (size_t i = 0; i < 6; i++)
@@ -641,4 +672,24 @@ uint64_t gpu_build_wf_insts(const gpu_build *g)
     for (uint32_t i = 0; i < g->cfg.num_cus; i++)
         n += cu_wf_insts(g->cus[i].cu);
     return n;
+}
+
+const gpu_ctrl_ports *gpu_build_ctrl_ports(const gpu_build *g,
+                                           gpu_ctrl_kind k)
+{
+    return &g->ctrls[k];
+}
+
+sim_conn *gpu_build_ctrl_net(gpu_build *g) { return g->ctrl_net; }
+
+uint32_t gpu_build_sa_count(const gpu_build *g) { return g->nsas; }
+
+sim_conn *gpu_build_sa_net(gpu_build *g, uint32_t s)
+{
+    return s < g->nsas ? g->sas[s].net : NULL;
+}
+
+uint32_t gpu_build_l1_sa(const gpu_build *g, uint32_t i)
+{
+    return g->l1_sa[i];
 }

@@ -133,6 +133,30 @@ cache *gpu_build_l2(gpu_build *g, uint32_t b);
 ** RDMA engine for remote addresses). */
 sim_conn *gpu_build_xbar(gpu_build *g);
 void gpu_build_l1_route(const gpu_build *g, mem_route *out);
+/* The control ports the CP maintains (cache / TLB ctrl), by kind, for
+** agents that maintain them too (the page-migration controllers,
+** src/um/), which plug into the GPU's control network. */
+typedef enum gpu_ctrl_kind {
+    GPU_CTRL_L1,              /* every L1 cache (V, S, I) */
+    GPU_CTRL_TLB,             /* every translator (L1 TLB) and L2 TLB */
+    GPU_CTRL_L2,              /* every L2 bank */
+    GPU_CTRL_L1_TOP,          /* every L1's top port (GPU_CTRL_L1 order),
+                                 on its shader array's connection: a
+                                 flush sent there queues behind the
+                                 requests that arrived before it */
+    GPU_CTRL_KINDS
+} gpu_ctrl_kind;
+typedef struct gpu_ctrl_ports {
+    sim_port **v;
+    uint32_t n, cap;
+} gpu_ctrl_ports;
+const gpu_ctrl_ports *gpu_build_ctrl_ports(const gpu_build *g,
+                                           gpu_ctrl_kind k);
+sim_conn *gpu_build_ctrl_net(gpu_build *g);
+/* Shader arrays, their connections, and the shader array of L1 i. */
+uint32_t gpu_build_sa_count(const gpu_build *g);
+sim_conn *gpu_build_sa_net(gpu_build *g, uint32_t s);
+uint32_t gpu_build_l1_sa(const gpu_build *g, uint32_t i);
 /* Wavefront instructions issued by all CUs so far. */
 uint64_t gpu_build_wf_insts(const gpu_build *g);
 /* Wave slots of one CU (SIMDs x slots per SIMD); every CU of GPU model g

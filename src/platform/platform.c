@@ -45,6 +45,12 @@ struct platform {
     sim_conn *fault_conn;     /* IOMMU fault port <-> handler */
     noc_net *iommu_net;       /* its own PCIe tree when there is no host_net */
     noc_topo host_topo;       /* endpoints of host_net (with_dma) */
+    noc_topo rdma_topo;       /* endpoints of net (discrete, unified) */
+    /* Demand paging (cfg.um.migrate): the IOMMU's fault handler and one
+    ** page-migration controller per GPU model. */
+    um_migrator *um;
+    um_pmc **pmcs;
+    sim_conn *um_ctl;         /* UM.CtlLink: migrator <-> PMCs */
 };
 
 static const char *const type_names[] = {"discrete", "unified", "monolithic",
@@ -84,6 +90,7 @@ void platform_config_default(platform_config *c)
     snprintf(c->host_link, sizeof c->host_link, "auto");
     /* keys.def [directory] */
     c->coh_dir = (coh_dir_params){.entries = 8192, .ways = 8};
+    um_config_default(&c->um);
 }
 
 /* The [rdma] keys (docs/rdma.md); gpu_config_of adds the platform's. */
@@ -166,6 +173,10 @@ void platform_config_from(platform_config *c, const mgs_config *k)
     else
         snprintf(c->host_link, sizeof c->host_link, "(too long)");
     rdma_config_from(&c->gpu.rdma, k);
+    um_config_from(&c->um, k);
+    /* Faults are resolved at the shared IOMMU (seed 002 §5.3.3.1 step 3). */
+    if (c->um.migrate)
+        c->shared_iommu = true;
 }
 
 void platform_coh_system(const platform_config *c, coh_system *out)
@@ -255,6 +266,16 @@ int platform_config_validate(const platform_config *c)
                              "(%llu) must be <= the 4 KB page interleave of "
                              "the memory stacks",
                              (unsigned long long)c->gpu.l2_interleave);
+    if (c->um.migrate && c->type != PLATFORM_DISCRETE &&
+        c->type != PLATFORM_UNIFIED)
+        return mgs_error_set(MGS_ECONFIG, "memory.management = migrate needs "
+                             "platform.type = discrete or unified (got %s)",
+                             type_names[c->type]);
+    if (c->um.migrate && (strcmp(c->coherence, "nc") ||
+                          c->remote_cache != COH_REMOTE_L1))
+        return mgs_error_set(MGS_ECONFIG, "memory.management = migrate needs "
+                             "coherence.protocol = nc and "
+                             "coherence.remote_cache = l1");
     if (c->shared_iommu && (c->iommu_walkers < 1 || c->iommu_queue < 1))
         return mgs_error_set(MGS_ECONFIG, "mmu.iommu_walkers and "
                              "mmu.iommu_queue must be >= 1");
@@ -324,6 +345,7 @@ static void wire_rdma(platform *p, sim_engine *eng, stat_registry *st,
     for (uint32_t i = 0; i < c->ngpus; i++)
         rdma_set_peers(gpu_build_rdma(p->gpus[i]), outs, c->ngpus);
     *topo_out = topo;
+    p->rdma_topo = topo;
 }
 
 /* The insertion point in front of memory channel k of the shared stacks
@@ -496,6 +518,78 @@ static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
     p->host_topo = topo;
 }
 
+/* ---- demand paging (src/um/) ------------------------------------- */
+
+/* UM.Migrator beside the IOMMU and GPU[g].PMC on each GPU's crossbar and
+** control network. Commands and answers travel on UM.CtlLink (their own
+** connection, um.h "Deadlock freedom"); pages on the inter-GPU network
+** and on the host tree (DMA), whichever exist. */
+static void wire_um(platform *p, sim_engine *eng, mem_pool *pool,
+                    stat_registry *st)
+{
+    const platform_config *c = &p->cfg;
+    uint32_t n = p->ngpu_models;
+    um_config u = c->um;
+    u.ngpus = n;
+    u.mem_per_gpu = c->gpu.mem_bytes;
+    u.page_bytes = c->gpu.mmu.page_bytes;
+    u.line = c->gpu.l2.line;
+    u.period = c->gpu.period;
+    u.max_faults = c->iommu_walkers;
+    p->um = um_migrator_new(eng, "UM.Migrator", &u, pool, st, c->um_pages);
+    /* assumed: one PCIe traversal of the default tree, GPU - switch - root
+    ** complex (2 links, 2 switches: 320 ns). */
+    noc_pcie_cfg pc;
+    noc_pcie_cfg_default(&pc, c->pcie_version, n);
+    sim_conn_config cc;
+    conn_config_default(&cc);
+    cc.period = c->gpu.period;
+    conn_config_set_latency_cycles(
+        &cc, (uint32_t)((2 * pc.link_latency + 2 * pc.switch_latency) /
+                        c->gpu.period) + 1);
+    p->um_ctl = conn_new(eng, "UM.CtlLink", &cc, st);
+    conn_plug(p->um_ctl, um_migrator_ctl_port(p->um));
+    p->pmcs = mgs_xcalloc(n, sizeof *p->pmcs);
+    sim_port *ctl[NOC_TOPO_MAX], *peer[NOC_TOPO_MAX], *host[NOC_TOPO_MAX];
+    bool own_host = p->host_net && p->host_net != p->net;
+    for (uint32_t i = 0; i < n; i++) {
+        gpu_build *g = p->gpus[i];
+        char name[32];
+        snprintf(name, sizeof name, "GPU[%u].PMC", i);
+        um_pmc *pmc = p->pmcs[i] = um_pmc_new(eng, name, i, &u, pool, st);
+        conn_plug(gpu_build_xbar(g), um_pmc_mem_port(pmc));
+        conn_plug(gpu_build_ctrl_net(g), um_pmc_maint_port(pmc));
+        const gpu_ctrl_ports *l1 = gpu_build_ctrl_ports(g, GPU_CTRL_L1_TOP),
+                             *tl = gpu_build_ctrl_ports(g, GPU_CTRL_TLB),
+                             *l2 = gpu_build_ctrl_ports(g, GPU_CTRL_L2);
+        uint32_t nsas = gpu_build_sa_count(g);
+        uint32_t *l1_sa = mgs_xcalloc(l1->n + 1, sizeof *l1_sa);
+        for (uint32_t k = 0; k < l1->n; k++)
+            l1_sa[k] = gpu_build_l1_sa(g, k);
+        mem_route to_l2;
+        gpu_build_l1_route(g, &to_l2);
+        um_pmc_set_targets(pmc, l1->v, l1_sa, l1->n, nsas, tl->v, tl->n,
+                           l2->v, l2->n, &to_l2);
+        free(l1_sa);
+        for (uint32_t s = 0; s < nsas; s++)
+            conn_plug(gpu_build_sa_net(g, s), um_pmc_sa_port(pmc, s));
+        ctl[i] = um_pmc_ctl_port(pmc);
+        conn_plug(p->um_ctl, ctl[i]);
+        peer[i] = p->net ? um_pmc_peer_port(pmc) : NULL;
+        if (peer[i])
+            noc_attach(p->net, peer[i], p->rdma_topo.gpu[i]);
+        host[i] = own_host ? um_pmc_host_port(pmc) : NULL;
+        if (host[i])
+            noc_attach(p->host_net, host[i], p->host_topo.gpu[i]);
+    }
+    for (uint32_t i = 0; i < n; i++)
+        um_pmc_set_peers(p->pmcs[i], ctl, peer, host, n,
+                         um_migrator_ctl_port(p->um));
+    um_migrator_set_pmcs(p->um, ctl, n);
+    if (own_host && noc_route_compute(p->host_net))
+        abort();
+}
+
 /* ---- shared IOMMU ------------------------------------------------ */
 
 /* The IOMMU at the host end of the host PCIe tree (the DMA engines' tree,
@@ -506,7 +600,9 @@ static void wire_iommu(platform *p, sim_engine *eng, mem_pool *pool,
 {
     const platform_config *c = &p->cfg;
     noc_topo topo;
-    noc_net *net = p->host_net;
+    /* With page migration the IOMMU gets a tree of its own (um.h,
+    ** "Deadlock freedom"). */
+    noc_net *net = c->um.migrate ? NULL : p->host_net;
     if (net) {
         /* wire_dma attached host memory at the tree's host endpoint. */
         topo = p->host_topo;
@@ -523,16 +619,23 @@ static void wire_iommu(platform *p, sim_engine *eng, mem_pool *pool,
     mc.top_buffer = c->iommu_queue;
     p->iommu = mmu_new(eng, "IOMMU", &mc, pool, st, pt);
     noc_attach(net, mmu_top(p->iommu), topo.host);
-    p->faults = fault_handler_new(eng, "IOMMU.FaultHandler", mc.period, pool,
-                                  st);
+    sim_port *handler;
+    if (c->um.migrate) {
+        wire_um(p, eng, pool, st);
+        handler = um_migrator_fault_port(p->um);
+    } else {
+        p->faults = fault_handler_new(eng, "IOMMU.FaultHandler", mc.period,
+                                      pool, st);
+        handler = fault_handler_port(p->faults);
+    }
     sim_conn_config cc;
     conn_config_default(&cc);
     cc.period = mc.period;
     conn_config_set_latency_cycles(&cc, 1);
     p->fault_conn = conn_new(eng, "IOMMU.FaultLink", &cc, st);
     conn_plug(p->fault_conn, mmu_fault_port(p->iommu));
-    conn_plug(p->fault_conn, fault_handler_port(p->faults));
-    mmu_set_fault_handler(p->iommu, fault_handler_port(p->faults));
+    conn_plug(p->fault_conn, handler);
+    mmu_set_fault_handler(p->iommu, handler);
     mem_route to_iommu;
     mem_route_single(&to_iommu, mmu_top(p->iommu));
     for (uint32_t i = 0; i < p->ngpu_models; i++) {
@@ -613,6 +716,12 @@ void platform_free(platform *p)
         conn_free(p->dma_cmd);
     mmu_free(p->iommu);
     fault_handler_free(p->faults);
+    um_migrator_free(p->um);
+    for (uint32_t i = 0; p->pmcs && i < p->ngpu_models; i++)
+        um_pmc_free(p->pmcs[i]);
+    free(p->pmcs);
+    if (p->um_ctl)
+        conn_free(p->um_ctl);
     if (p->fault_conn)
         conn_free(p->fault_conn);
     if (p->iommu_net)

@@ -58,6 +58,7 @@
 #include "coh/coh.h"
 #include "mem/dma.h"
 #include "noc/noc.h"
+#include "um/um.h"
 #include "platform/gpu_build.h"
 
 struct mgs_config;
@@ -98,6 +99,11 @@ typedef struct platform_config {
     coh_dir_params coh_dir;   /* [directory] keys */
     char host_link[32];       /* "auto" (PCIe of pcie_version), "pcie3"
                                  .. "pcie6", or a bandwidth ("32GB/s") */
+    /* Demand paging ([memory] keys, src/um/): with um.migrate the shared
+    ** IOMMU's fault handler is UM.Migrator and every GPU gets a PMC; the
+    ** page tables it changes (borrowed, required then). */
+    um_config um;
+    const um_pagemap *um_pages;
 } platform_config;
 
 /* One R9 Nano, discrete, PCIe 3.0 (seed 002 Table 5.1). */

@@ -221,6 +221,12 @@ static void ensure_vpages(mgs_devmem *m, uint64_t need)
 int mgs_devmem_alloc_range(mgs_devmem *m, int gpu, uint64_t size,
                            uint64_t *va_out)
 {
+    return mgs_devmem_alloc_mapped(m, gpu, size, MGS_MAP_ALL, va_out);
+}
+
+int mgs_devmem_alloc_mapped(mgs_devmem *m, int gpu, uint64_t size,
+                            mgs_devmem_mapping how, uint64_t *va_out)
+{
     if (gpu >= m->num_gpus)
         return mgs_error_set(MGS_EINVAL, "malloc on GPU %d: only %d GPU(s)",
                              gpu, m->num_gpus);
@@ -258,10 +264,16 @@ int mgs_devmem_alloc_range(mgs_devmem *m, int gpu, uint64_t size,
     for (uint64_t i = 0; i < npages; i++) {
         int g = mgs_devmem_page_gpu(m, gpu, i, npages);
         uint32_t f = frame_take(&m->gpus[g]);
-        for (int t = 0; t <= m->num_gpus; t++)
-            m->tables[t].ptes[first + i] = (mgs_devmem_pte){.gpu = g,
-                                                            .frame = f};
-        m->gpus[g].refs[f] = (uint16_t)(m->num_gpus + 1);
+        uint16_t refs = 0;
+        for (int t = 0; t <= m->num_gpus; t++) {
+            bool mapped = how == MGS_MAP_ALL || t == m->num_gpus ||
+                          (how == MGS_MAP_RESIDENT && t == g);
+            m->tables[t].ptes[first + i] =
+                mapped ? (mgs_devmem_pte){.gpu = g, .frame = f}
+                       : (mgs_devmem_pte){.gpu = -1};
+            refs += mapped;
+        }
+        m->gpus[g].refs[f] = refs;
         m->alloc_end[first + i] = va + size;
     }
     for (int t = 0; t <= m->num_gpus; t++)
@@ -689,6 +701,24 @@ int mgs_devmem_replicate_page(mgs_devmem *m, uint64_t va, int frame_gpu,
             pte_set(m, &m->tables[g].ptes[vpn], frame_gpu, nf);
     caches_clear(m);
     return MGS_OK;
+}
+
+int mgs_devmem_frame_hold(mgs_devmem *m, int gpu, uint32_t *frame)
+{
+    if (gpu < 0 || gpu >= m->num_gpus)
+        return mgs_error_set(MGS_EINVAL, "no GPU %d for a frame", gpu);
+    if (!gpu_free_frames(&m->gpus[gpu]))
+        return mgs_error_set(MGS_ENOMEM, "out of device memory on GPU %d: "
+                             "no free frame", gpu);
+    *frame = frame_take(&m->gpus[gpu]);
+    m->gpus[gpu].refs[*frame] = 1;
+    return MGS_OK;
+}
+
+void mgs_devmem_frame_drop(mgs_devmem *m, int gpu, uint32_t frame)
+{
+    if (--m->gpus[gpu].refs[frame] == 0)
+        frame_release(m, gpu, frame);
 }
 
 /* ---- queries ------------------------------------------------------------ */

@@ -42,7 +42,7 @@
 **     between kernels, when launches invalidate TLBs).
 **
 ** Invariants: refs[f] of GPU g = number of tables (host included) whose
-** entry maps (g, f); a frame with refs 0 is on the free stack or never
+** entry maps (g, f), plus the holds of migrations in flight; a frame with refs 0 is on the free stack or never
 ** used, and has no host blocks. alloc_end[v] != 0 for every v some table
 ** maps. The one-entry translation cache of a table is valid until the next
 ** mapping change (every change clears all caches).
@@ -146,6 +146,17 @@ void mgs_devmem_destroy(mgs_devmem *m);
 ** (interleaved by default; set the field after init to change it). */
 int mgs_devmem_alloc_range(mgs_devmem *m, int gpu, uint64_t size,
                            uint64_t *va_out);
+/* Which page tables map the pages of a new allocation (demand paging,
+** docs/memory-management.md): every table (the default), only the table
+** of the GPU holding the page's frame (and the host's), or only the
+** host's (the page waits for its first GPU touch). */
+typedef enum mgs_devmem_mapping {
+    MGS_MAP_ALL = 0,
+    MGS_MAP_RESIDENT,
+    MGS_MAP_HOST_ONLY
+} mgs_devmem_mapping;
+int mgs_devmem_alloc_mapped(mgs_devmem *m, int gpu, uint64_t size,
+                            mgs_devmem_mapping how, uint64_t *va_out);
 int mgs_devmem_free_range(mgs_devmem *m, uint64_t va);
 /* Bytes requested by the live allocation starting at va, or 0. */
 uint64_t mgs_devmem_alloc_size(mgs_devmem *m, uint64_t va);
@@ -201,6 +212,13 @@ int mgs_devmem_move_page(mgs_devmem *m, uint64_t va, int to_gpu, bool copy);
 ** table's mapping are not seen through another's. */
 int mgs_devmem_replicate_page(mgs_devmem *m, uint64_t va, int frame_gpu,
                               uint32_t gpu_mask);
+
+/* A frame held outside the page tables (a migration's destination while
+** its bytes arrive): a free frame of gpu with one reference, so DRAM may
+** write it before any table maps it; mgs_devmem_frame_drop gives the
+** reference back (the frame is released when nothing else maps it). */
+int mgs_devmem_frame_hold(mgs_devmem *m, int gpu, uint32_t *frame);
+void mgs_devmem_frame_drop(mgs_devmem *m, int gpu, uint32_t frame);
 
 /* Host-table query: GPU whose frame holds va, or -1 if unmapped. */
 int mgs_devmem_gpu_of(mgs_devmem *m, uint64_t va);

@@ -254,6 +254,13 @@ int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out)
                                              "interleaved")
                             ? MGS_PLACE_INTERLEAVED
                             : MGS_PLACE_CONTIGUOUS;
+    if (o->config && !strcmp(o->config->platform_placement, "first_touch") &&
+        strcmp(o->config->memory_management, "migrate")) {
+        mgs_devmem_destroy(&rt->mem);
+        free(rt);
+        return mgs_error_set(MGS_ECONFIG, "platform.placement = first_touch "
+                             "needs memory.management = migrate");
+    }
     rt->gpu_wgs = mgs_xcalloc((size_t)o->num_gpus, sizeof *rt->gpu_wgs);
     rt->next_dispatch_id = 1;
     *out = rt;
@@ -307,11 +314,38 @@ int mgs_rt_num_cus(const mgs_rt *rt)
 
 /* ---- memory ---- */
 
+/* Which page tables map a program's new buffer (docs/memory-management.md):
+** every table unless pages migrate (memory.management = migrate, timing
+** mode); then only the table of the GPU holding each page, or none for
+** managed memory and first-touch placement (the first touch brings the
+** page). The runtime's own buffers (code, kernel arguments, scratch) are
+** always mapped everywhere. */
+static mgs_devmem_mapping buffer_mapping(const mgs_rt *rt, int gpu,
+                                         bool managed)
+{
+    const mgs_config *k = rt->opt.config;
+    if (rt->opt.mode != MGS_MODE_TIMING || !k ||
+        strcmp(k->memory_management, "migrate"))
+        return MGS_MAP_ALL;
+    if (managed || (gpu == MGS_GPU_ALL &&
+                    !strcmp(k->platform_placement, "first_touch")))
+        return MGS_MAP_HOST_ONLY;
+    return MGS_MAP_RESIDENT;
+}
+
 int mgs_malloc(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out)
 {
     if (gpu < MGS_GPU_ALL)
         return mgs_error_set(MGS_EINVAL, "malloc on GPU %d: no such GPU", gpu);
-    return mgs_devmem_alloc_range(&rt->mem, gpu, size, out);
+    return mgs_devmem_alloc_mapped(&rt->mem, gpu, size,
+                                   buffer_mapping(rt, gpu, false), out);
+}
+
+int mgs_malloc_managed(mgs_rt *rt, size_t size, mgs_dptr *out)
+{
+    return mgs_devmem_alloc_mapped(&rt->mem, MGS_GPU_ALL, size,
+                                   buffer_mapping(rt, MGS_GPU_ALL, true),
+                                   out);
 }
 
 /* Memory operations act on device memory (directly, or through the DMA

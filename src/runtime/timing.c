@@ -59,6 +59,7 @@ struct mgs_timing {
     tm_driver drv;
     mem_backing backing;      /* global physical addresses */
     mem_pagetable pt;
+    um_pagemap um_pages;      /* the devmem's tables, for UM.Migrator */
     tm_code *codes;
     size_t ncodes, code_cap;
     uint64_t mem_per_gpu;
@@ -164,6 +165,62 @@ static int phys_write(void *ud, uint64_t pa, const void *src, size_t n)
     return mgs_devmem_phys_write(t->mem, pa, src, n);
 }
 
+/* ---- the page tables as the IOMMU's fault handler changes them ---- */
+
+_Static_assert(UM_HOST_TABLE == MGS_DEVMEM_HOST, "one id for the host table");
+
+static uint64_t frame_addr(const mgs_timing *t, int gpu, uint32_t frame)
+{
+    return (uint64_t)gpu * t->mem->mem_per_gpu +
+           ((uint64_t)frame << t->mem->page_shift);
+}
+
+static void frame_of(const mgs_timing *t, uint64_t pa, int *gpu,
+                     uint32_t *frame)
+{
+    *gpu = (int)(pa / t->mem->mem_per_gpu);
+    *frame = (uint32_t)((pa % t->mem->mem_per_gpu) >> t->mem->page_shift);
+}
+
+static bool um_lookup(void *ud, int table, uint64_t va, uint64_t *pa)
+{
+    mgs_timing *t = ud;
+    return mgs_devmem_translate(t->mem, table, va, pa) == MGS_OK;
+}
+
+static int um_hold(void *ud, int gpu, uint64_t *pa)
+{
+    mgs_timing *t = ud;
+    uint32_t f;
+    int rc = mgs_devmem_frame_hold(t->mem, gpu, &f);
+    *pa = rc ? 0 : frame_addr(t, gpu, f);
+    return rc;
+}
+
+static void um_drop(void *ud, uint64_t pa)
+{
+    mgs_timing *t = ud;
+    int g;
+    uint32_t f;
+    frame_of(t, pa, &g, &f);
+    mgs_devmem_frame_drop(t->mem, g, f);
+}
+
+static int um_map(void *ud, int table, uint64_t va, uint64_t pa)
+{
+    mgs_timing *t = ud;
+    int g;
+    uint32_t f;
+    frame_of(t, pa, &g, &f);
+    return mgs_devmem_map(t->mem, table, va, g, f);
+}
+
+static int um_unmap(void *ud, int table, uint64_t va)
+{
+    mgs_timing *t = ud;
+    return mgs_devmem_unmap(t->mem, table, va);
+}
+
 /* ---- lifecycle ---- */
 
 int mgs_timing_new(const gpu_build_config *gc, mgs_devmem *mem,
@@ -203,6 +260,10 @@ int mgs_timing_new_platform(const platform_config *pc0, mgs_devmem *mem,
     t->backing = (mem_backing){.read = phys_read, .write = phys_write,
                                .ud = t};
     t->pt = (mem_pagetable){.translate = pt_translate, .ud = t};
+    t->um_pages = (um_pagemap){.lookup = um_lookup, .hold = um_hold,
+                               .drop = um_drop, .map = um_map,
+                               .unmap = um_unmap, .ud = t};
+    pc.um_pages = &t->um_pages;
     t->eng = eng_new(NULL);
     t->pool = mem_pool_new();
     t->plat = platform_new(t->eng, &pc, t->pool, stats, &t->backing,

@@ -50,6 +50,10 @@ typedef struct sim_comp_ops {
     void (*visit_buffers)(const sim_comp *c, sim_buf_visit_fn fn, void *ud);
     /* Debug dump of the state. May be NULL. */
     void (*dump)(const sim_comp *c, FILE *f);
+    /* What the component waits for, in a few words naming the work and
+    ** the agents (watchdog and deadlock messages); writes at most n bytes
+    ** to buf and returns whether it said anything. May be NULL. */
+    bool (*stall)(const sim_comp *c, char *buf, size_t n);
 } sim_comp_ops;
 
 struct sim_comp {

@@ -308,13 +308,31 @@ void eng_dump(const sim_engine *e, FILE *f)
         comp_dump(e->comps[i], f);
 }
 
+/* "; waiting: ..." from the first components that say what they wait
+** for (sim_comp_ops.stall), or nothing. */
+static void stall_list(const sim_engine *e, char *buf, size_t n)
+{
+    size_t len = 0;
+    uint32_t said = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < e->ncomps && said < 2; i++) {
+        const sim_comp *c = e->comps[i];
+        char why[200];
+        if (!c->ops->stall || !c->ops->stall(c, why, sizeof why))
+            continue;
+        appendf(buf, n, &len, "%s%s", said ? "; " : "; waiting: ", why);
+        said++;
+    }
+}
+
 static int fail_deadlock(sim_engine *e, const char *what)
 {
-    char diag[640];
+    char diag[640], stalls[420];
     eng_diagnose(e, diag, sizeof diag, 6);
-    return mgs_error_set(MGS_EDEADLOCK, "%s at t=%llu ps after %llu events; %s",
-                         what, (unsigned long long)e->now,
-                         (unsigned long long)e->events, diag);
+    stall_list(e, stalls, sizeof stalls);
+    return mgs_error_set(MGS_EDEADLOCK, "%s at t=%llu ps after %llu events; "
+                         "%s%s", what, (unsigned long long)e->now,
+                         (unsigned long long)e->events, diag, stalls);
 }
 
 size_t eng_busy_list(const sim_engine *e, char *buf, size_t n,

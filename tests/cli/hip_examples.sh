@@ -1,7 +1,9 @@
 #!/bin/bash
 # The HIP examples (examples/hip/*.hip, compiled by hipcc and linked
 # against libmgsim-hip by mk/hip.mk) run unmodified and match their CPU
-# references: vecadd and managed on one GPU, halo on 1, 2 and 4 GPUs. Also
+# references: vecadd and managed on one GPU, halo on 1, 2 and 4 GPUs,
+# managed and managed_turns (one buffer touched by every GPU in turn) under
+# page migration on 1, 2 and 4 GPUs. Also
 # checks the exit summary, the results database row, and that a bad
 # MGSIM_* setting ends with one clear line instead of a crash.
 set -u
@@ -12,7 +14,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 export MGSIM_DB=none MGSIM_QUIET=1
 unset MGSIM_MODE MGSIM_PLATFORM MGSIM_CONFIG MGSIM_SET MGSIM_PRESET MGSIM_GPUS
 
-for p in vecadd managed halo; do
+for p in vecadd managed managed_turns halo; do
     [ -x "$ex/$p" ] || fail "$ex/$p not built (make test builds it via mk/hip.mk)"
 done
 
@@ -73,6 +75,28 @@ expect_out "^PASSED$"
 copy_ms=$(sed -n 's/.*copy back \([0-9.]*\) ms.*/\1/p' "$tmp/out")
 python3 -c "import sys; sys.exit(0 if 0.001 < float('$copy_ms') < 1 else 1)" ||
     fail "hipEventElapsedTime around a 64 KiB hipMemcpy: '$copy_ms' ms"
+
+# Managed memory under page migration (docs/memory-management.md): the
+# pages start on the host and move to each GPU that touches them.
+MIG="memory.management=migrate"
+MGSIM_MODE=timing MGSIM_SET=$MIG run 0 "$ex/managed" 2048
+expect_out "^PASSED$"
+MGSIM_PLATFORM=unified MGSIM_GPUS=2 MGSIM_MODE=timing MGSIM_SET=$MIG \
+    run 0 "$ex/managed" 4096
+expect_out "^PASSED$"
+for g in 1 2 4; do
+    MGSIM_GPUS=$g MGSIM_MODE=timing MGSIM_SET=$MIG MGSIM_DB="$tmp/t$g.db" \
+        run 0 "$ex/managed_turns" 8192 2
+    expect_out "devices=$g rounds=2 v\[n-1\]="
+    expect_out "^PASSED$"
+done
+if command -v sqlite3 >/dev/null; then
+    # 8 pages, each GPU in turn, twice: every touch after the first moves.
+    moves=$(sqlite3 "$tmp/t4.db" "select value from metrics where component='UM.Migrator' and metric='migrations'")
+    [ "$moves" = "62.0" ] || fail "managed_turns on 4 GPUs: $moves migrations, expected 62"
+fi
+MGSIM_GPUS=4 run 0 "$ex/managed_turns"
+expect_out "^PASSED$"
 
 # Exit summary and results database (one run with the hip counters).
 MGSIM_QUIET=0 MGSIM_DB="$tmp/r.db" run 0 "$ex/vecadd" 512

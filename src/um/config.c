@@ -1,0 +1,32 @@
+/*
+** The [memory] keys as a um_config (um.h; keys.def has the ranges and
+** sources). The platform fills in the rest (GPUs, page, line, clock).
+*/
+#include <string.h>
+
+#include "config/config.h"
+#include "um/um.h"
+
+void um_config_default(um_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->min_residency = 2000000;   /* keys.def memory.min_residency: 2 us */
+    c->max_migrations = 16;       /* keys.def memory.max_migrations */
+    c->pmc_reads = 16;            /* keys.def memory.pmc_reads */
+    c->page_bytes = 4096;
+    c->line = 64;
+    c->ngpus = 1;
+    c->mem_per_gpu = 4ull << 30;
+    c->period = 1000;
+    c->max_faults = 16;
+}
+
+void um_config_from(um_config *c, const mgs_config *k)
+{
+    c->migrate = !strcmp(k->memory_management, "migrate");
+    c->fault_latency = k->memory_fault_latency;
+    c->via_host = !strcmp(k->memory_migration_link, "host");
+    c->min_residency = k->memory_min_residency;
+    c->max_migrations = (uint32_t)k->memory_max_migrations;
+    c->pmc_reads = (uint32_t)k->memory_pmc_reads;
+}
