@@ -149,7 +149,9 @@ test:
 	$(MAKE) SAN=1 BUILD=$(TEST_BUILD) test-bins kernels
 	MGSIM_KERNEL_DIR=$(abspath $(KDIR)) scripts/run_tests.sh $(TEST_BUILD) $(T)
 
-test-bins: $(CLI) $(HIPLIBS) $(TEST_BINS)
+# The benchmarks are built too (not run): a bench that no longer compiles
+# fails the suite instead of the next `make bench`.
+test-bins: $(CLI) $(HIPLIBS) $(TEST_BINS) $(BENCH_BINS)
 
 # The full verification matrix: every workload x platform type x 1, 2, 4
 # GPUs x emu/timing (tests/cli/platform_matrix.sh; the suite runs it
