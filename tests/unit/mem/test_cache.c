@@ -120,6 +120,39 @@ static void test_lru_order(void **state)
     one_free(o);
 }
 
+/* One bank of four interleaved every 128 B (two lines): its lines use all
+** of its sets, since the bank-select bits are not part of the set index.
+** 16 lines of bank 0 fill the 8 sets x 2 ways exactly, so reading them
+** again hits 16 times (with the plain index they would share 2 sets). */
+static void test_bank_sets(void **state)
+{
+    (void)state;
+    cache_config cfg;
+    base_cfg(&cfg, CACHE_WRITE_AROUND);
+    cfg.size = 1024;
+    cfg.ways = 2;
+    cfg.banks = 4;
+    cfg.bank_interleave = 128;
+    one *o = one_new(&cfg);
+    mgs_time t = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (uint64_t i = 0; i < 16; i++) {
+            uint64_t unit = i / 2 * 4; /* bank 0's units: 0, 4, 8, ... */
+            rd(o, unit * 128 + i % 2 * 64, 4, t);
+            one_run(o);
+            t = eng_now(o->eng) + 1000;
+        }
+    assert_int_equal(o->c->read_misses->value, 16);
+    assert_int_equal(o->c->read_hits->value, 16);
+    assert_int_equal(o->c->evictions->value, 0);
+    one_free(o);
+    cache_config bad;
+    base_cfg(&bad, CACHE_WRITE_AROUND);
+    bad.banks = 4;
+    bad.bank_interleave = 32; /* smaller than a line */
+    assert_int_equal(cache_config_validate(&bad), MGS_EINVAL);
+}
+
 /* Write-around: a miss goes below without allocating; a hit updates the
 ** line and goes below; the answer waits for the memory's ack. */
 static void test_write_around(void **state)
@@ -615,6 +648,7 @@ int main(void)
         cmocka_unit_test(test_no_busy_ticking),
         cmocka_unit_test(test_mshr_merge),
         cmocka_unit_test(test_lru_order),
+        cmocka_unit_test(test_bank_sets),
         cmocka_unit_test(test_write_around),
         cmocka_unit_test(test_partial_write_mask),
         cmocka_unit_test(test_write_through_allocate),
