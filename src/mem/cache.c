@@ -627,6 +627,8 @@ static bool handle_write(cache *c, mem_msg *req, sim_port *via)
     }
     bool hit = fi >= 0 && hit_usable(c, fi, req);
     cache_write_policy pol = policy_of(c, line);
+    if (pol == CACHE_WRITE_BACK && !hit && (req->flags & MEM_F_NOALLOC))
+        pol = CACHE_WRITE_AROUND; /* a copy writes memory, not the cache */
     if (pol == CACHE_WRITE_BACK) {
         if (!hit) {
             if (!is_full_line_write(c, req)) {

@@ -283,6 +283,39 @@ static void test_write_back_evict_and_flush(void **state)
     one_free(o);
 }
 
+/* A copy's write (MEM_F_NOALLOC) that misses a write-back cache goes to
+** memory without allocating; one that hits updates the cached line, which
+** stays dirty in the cache as any write-back write. */
+static void test_write_back_noalloc(void **state)
+{
+    (void)state;
+    cache_config cfg;
+    base_cfg(&cfg, CACHE_WRITE_BACK);
+    one *o = one_new(&cfg);
+    mem_msg *w = wr(o, 0x1000, 64, 0x5a, 0);
+    w->flags |= MEM_F_NOALLOC;
+    one_run(o);
+    assert_non_null(probe_answer(&o->p, w, NULL));
+    assert_false(cache_probe(o->c, 0x1000, NULL, NULL));
+    for (int i = 0; i < 64; i++)
+        assert_int_equal(o->bytes[0x1000 + i], 0x5a);
+    assert_int_equal(o->c->write_misses->value, 1);
+    assert_int_equal(o->c->bytes_to_below->value, 64);
+    /* cached (a read brings it in), then a copy's write hits it */
+    rd(o, 0x2000, 4, eng_now(o->eng) + 1000);
+    one_run(o);
+    w = wr(o, 0x2000, 64, 0x77, eng_now(o->eng) + 1000);
+    w->flags |= MEM_F_NOALLOC;
+    one_run(o);
+    uint8_t line[64];
+    bool dirty = false;
+    assert_true(cache_probe(o->c, 0x2000, line, &dirty));
+    assert_true(dirty);
+    assert_int_equal(line[0], 0x77);
+    assert_int_equal(o->c->write_hits->value, 1);
+    one_free(o);
+}
+
 /* A ranged FLUSH (mem_msg.span, the coherence protocols' host points)
 ** writes back and drops only the lines of its range; control requests walk
 ** the live list (frames used since the last compaction), not every frame
@@ -653,6 +686,7 @@ int main(void)
         cmocka_unit_test(test_partial_write_mask),
         cmocka_unit_test(test_write_through_allocate),
         cmocka_unit_test(test_write_back_evict_and_flush),
+        cmocka_unit_test(test_write_back_noalloc),
         cmocka_unit_test(test_ranged_flush_and_live_list),
         cmocka_unit_test(test_invalidate),
         cmocka_unit_test(test_atomics_here),
