@@ -174,6 +174,7 @@ void gpu_build_config_from(gpu_build_config *c, const mgs_config *k)
     c->xbar_latency_cycles = (uint32_t)k->xbar_latency;
     c->xbar.bytes_per_cycle = (uint32_t)k->xbar_bytes_per_cycle;
     c->cp.wgs_per_cycle = (uint32_t)k->cp_wgs_per_cycle;
+    c->cp.dispatch_latency = (uint32_t)k->cp_dispatch_latency;
 }
 
 static void set_periods(gpu_build_config *c)
