@@ -30,11 +30,6 @@
 #include <string.h>
 #include <time.h>
 
-typedef struct bench_run {
-    double wall, cpu;
-    mgs_rt_totals totals;
-} bench_run;
-
 static int fail(const char *what, int rc)
 {
     return bench_fail("bench_timing4", what, rc);
