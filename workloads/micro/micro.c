@@ -51,14 +51,23 @@ static uint64_t sim_now(mgs_rt *rt)
 ** (platform.copy_allocates_l2 = false). assumed: 4 MiB, twice the R9
 ** Nano's 2 MiB L2 (true LRU then keeps none of the earlier lines). */
 enum { EVICT_BYTES = 4 << 20 };
+
+/* Opens c on the streaming kernel (micro_bw's, also the L2 eviction). */
+static int stream_open(wl_ctx *c, mgs_rt *rt, const wl_args *a,
+                       mgs_kernel **k)
+{
+    int rc = wl_ctx_open(c, rt, a, "micro_stream.hsaco");
+    if (!rc)
+        rc = wl_kernel(c, "micro_stream", k);
+    return rc;
+}
+
 static int evict_l2(mgs_rt *rt, const wl_args *a)
 {
     const uint32_t threads = 256 * 256;
     wl_ctx e;
     mgs_kernel *k = NULL;
-    int rc = wl_ctx_open(&e, rt, a, "micro_stream.hsaco");
-    if (!rc)
-        rc = wl_kernel(&e, "micro_stream", &k);
+    int rc = stream_open(&e, rt, a, &k);
     mgs_dptr d = 0, out = 0;
     if (!rc)
         rc = wl_alloc(&e, 0, EVICT_BYTES, &d);
@@ -246,9 +255,7 @@ static int bw_run(mgs_rt *rt, const wl_args *a)
     uint32_t *got = mgs_xmalloc(threads * 4), *want = mgs_xmalloc(threads * 4);
     wl_ctx c;
     mgs_kernel *k = NULL;
-    int rc = wl_ctx_open(&c, rt, a, "micro_stream.hsaco");
-    if (!rc)
-        rc = wl_kernel(&c, "micro_stream", &k);
+    int rc = stream_open(&c, rt, a, &k);
     mgs_dptr din = 0, dout = 0;
     if (!rc)
         rc = wl_upload(&c, 0, host, bytes, &din);
