@@ -58,6 +58,7 @@ struct cp {
     uint32_t ctrl_next;       /* next message of the step */
     uint32_t ctrl_outstanding;
     uint64_t next_wg, wgs_done, outstanding, wf_insts;
+    uint32_t gap_left;        /* cycles before the next map (dispatch_latency) */
     int status;
     uint64_t kernels_done;
 
@@ -71,6 +72,7 @@ void cp_config_default(cp_config *c)
     c->period = 1000;
     c->wgs_per_cycle = 1;
     c->port_buffer = 64;
+    c->dispatch_latency = 4;
 }
 
 int cp_config_validate(const cp_config *c)
@@ -214,6 +216,10 @@ static bool dispatch(cp *c)
     bool progress = false;
     if (c->pending && !send_map(c, c->pending))
         return false;
+    if (c->gap_left) {
+        c->gap_left--;   /* counting cycles is progress: tick again */
+        return true;
+    }
     const gpu_launch *l = c->launch;
     for (uint32_t k = 0; k < c->cfg.wgs_per_cycle; k++) {
         if (c->status != MGS_OK || c->next_wg >= wg_limit(l))
@@ -233,6 +239,13 @@ static bool dispatch(cp *c)
         wg_id_of(l, c->next_wg, w->msg.wg_id);
         c->next_wg++;
         progress = true;
+        if (c->cfg.dispatch_latency) {
+            uint32_t waves = l->waves_per_group;
+            c->gap_left = waves > c->cfg.dispatch_latency
+                              ? waves : c->cfg.dispatch_latency;
+            send_map(c, w);
+            break;
+        }
         if (!send_map(c, w))
             break;
     }
@@ -283,6 +296,7 @@ static void start_launch(cp *c, cp_msg *m)
     if (wg_limit(c->launch) > c->launch->wg_begin)   /* tracing only */
         comp_task_start(&c->base, c->launch->id, "kernel");
     c->next_wg = c->launch->wg_begin;
+    c->gap_left = 0;
     c->wgs_done = c->outstanding = c->wf_insts = 0;
     c->status = MGS_OK;
     c->ctrl_step = 0;

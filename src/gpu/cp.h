@@ -11,7 +11,9 @@
 **        cp_add_l1) and TLBs (cp_add_tlb) together, then the L2 banks
 **        (cp_add_l2), whole or over ranges; one message per target on the
 **        ctrl port (counted), each answered with MEM_CTRL_RSP
-**   --> DISPATCH: up to cfg.wgs_per_cycle CU_MAP_WG per cycle, linear
+**   --> DISPATCH: one CU_MAP_WG, then cfg.dispatch_latency (or, for
+**        larger groups, one per wavefront) cycles of wait; with a latency
+**        of 0 up to cfg.wgs_per_cycle per cycle; linear
 **        work-group order (x fastest), to the CU the dispatcher picks;
 **        CU_WG_DONE releases the resources in the dispatcher's table.
 **        After a work-group fails (status != MGS_OK) nothing new is mapped;
@@ -52,6 +54,12 @@ typedef struct cp_config {
     uint32_t wgs_per_cycle;   /* work-groups mapped per cycle (assumed 1:
                                  MGPUSim's dispatcher maps one per cycle) */
     uint32_t port_buffer;     /* incoming buffer of each port (assumed 64) */
+    /* Cycles the dispatcher waits after mapping a work-group of w
+    ** wavefronts before it maps the next: max(dispatch_latency, w), then
+    ** one cycle to map (MGPUSim v4.0.0's latency table: 4 cycles for 1-4
+    ** wavefronts, one per wavefront above). 0 = no wait: wgs_per_cycle
+    ** work-groups every cycle. */
+    uint32_t dispatch_latency;
 } cp_config;
 
 void cp_config_default(cp_config *c);

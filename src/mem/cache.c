@@ -91,6 +91,8 @@ void cache_config_default(cache_config *c)
     c->lock_entries = 0;
     c->inv_buffer = 4;
     c->remote_max_inflight = 0;
+    c->banks = 1;
+    c->bank_interleave = 0;
 }
 
 int cache_config_validate(const cache_config *c)
@@ -137,6 +139,12 @@ int cache_config_validate(const cache_config *c)
                              (int)c->write_policy);
     if (c->period < 1)
         return mgs_error_set(MGS_EINVAL, "cache period must be >= 1 ps");
+    if (c->banks < 1 || (c->banks > 1 && (!is_pow2(c->bank_interleave) ||
+                                          c->bank_interleave < c->line)))
+        return mgs_error_set(MGS_EINVAL, "cache banks = %u, bank_interleave "
+                             "= %llu: banks must be >= 1 and, when > 1, the "
+                             "interleave a power of 2 >= line", c->banks,
+                             (unsigned long long)c->bank_interleave);
     return MGS_OK;
 }
 
@@ -619,6 +627,8 @@ static bool handle_write(cache *c, mem_msg *req, sim_port *via)
     }
     bool hit = fi >= 0 && hit_usable(c, fi, req);
     cache_write_policy pol = policy_of(c, line);
+    if (pol == CACHE_WRITE_BACK && !hit && (req->flags & MEM_F_NOALLOC))
+        pol = CACHE_WRITE_AROUND; /* a copy writes memory, not the cache */
     if (pol == CACHE_WRITE_BACK) {
         if (!hit) {
             if (!is_full_line_write(c, req)) {
@@ -1410,6 +1420,11 @@ cache *cache_new(sim_engine *eng, const char *name, const cache_config *cfg,
     eng_event_init(&c->wake_ev, &c->base, CACHE_EV_WAKE, NULL);
 
     c->line_shift = (uint32_t)__builtin_ctz(cfg->line);
+    if (cfg->banks > 1) {
+        c->bank_shift = (uint32_t)__builtin_ctzll(cfg->bank_interleave);
+        c->bank_bits = is_pow2(cfg->banks) ?
+                           (uint32_t)__builtin_ctz(cfg->banks) : 0;
+    }
     c->sets = (uint32_t)(cfg->size / cfg->line / cfg->ways);
     size_t nframes = (size_t)c->sets * cfg->ways;
     c->frames = MGS_NEW_ARRAY(cache_frame, nframes);

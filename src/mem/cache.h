@@ -84,6 +84,13 @@ typedef struct cache_config {
     ** misses cannot deadlock each other across GPUs. */
     uint32_t remote_max_inflight;
     uint32_t inv_buffer;      /* MEM_INV_LINE held while they wait (4) */
+    /* One bank of `banks` over which memory is interleaved every
+    ** bank_interleave bytes (an L2 bank): the bank-select bits are left
+    ** out of the set index, so the bank's lines spread over all its sets
+    ** (MGPUSim's L2 WithInterleaving does the same). banks = 1 (default):
+    ** the set index is the plain line address bits. */
+    uint32_t banks;
+    uint64_t bank_interleave; /* bytes, power of 2 >= line (banks > 1) */
 } cache_config;
 
 void cache_config_default(cache_config *c);   /* 16 KB, 4-way, 64 B ... */

@@ -134,6 +134,8 @@ struct cache {
     cache_config cfg;
     uint32_t sets;
     uint32_t line_shift;
+    uint32_t bank_shift;    /* log2 bank_interleave (cfg.banks > 1) */
+    uint32_t bank_bits;     /* log2 cfg.banks when a power of 2, else 0 */
     mem_pool *pool;         /* borrowed */
     mem_route route;        /* copied */
     bool have_route;

@@ -19,8 +19,17 @@ uint64_t cache_line_addr(const cache *c, uint64_t addr)
 
 uint32_t cache_set_of(const cache *c, uint64_t line_addr)
 {
+    uint64_t a = line_addr;
+    if (c->cfg.banks > 1) {
+        /* A bank sees every banks-th interleave unit: drop the bank-select
+        ** bits, as the DRAM channel does for its rows (dram_timing.c). */
+        uint64_t unit = a >> c->bank_shift;
+        uint64_t local = c->bank_bits ? unit >> c->bank_bits
+                                      : unit / c->cfg.banks;
+        a = (local << c->bank_shift) | (a & (c->cfg.bank_interleave - 1));
+    }
     /* sets is a power of two (size, line and ways are validated). */
-    return (uint32_t)((line_addr >> c->line_shift) & (c->sets - 1));
+    return (uint32_t)((a >> c->line_shift) & (c->sets - 1));
 }
 
 int64_t cache_tags_find(const cache *c, uint64_t line_addr)

@@ -353,7 +353,9 @@ static bool take_answers(dma_engine *d, sim_port *port)
             mem_msg *w = mem_msg_alloc(d->pool, MEM_WRITE);
             w->addr = s->dst;
             w->size = s->len;
-            w->flags = cmd->dst_space == DMA_SPACE_DEVICE ? MEM_F_PHYS : 0;
+            w->flags = cmd->dst_space != DMA_SPACE_DEVICE ? 0
+                       : d->cfg.device_noalloc ? MEM_F_PHYS | MEM_F_NOALLOC
+                                               : MEM_F_PHYS;
             w->gpu = d->cfg.gpu;
             w->origin = s;
             w->issue_time = eng_now(d->base.eng);

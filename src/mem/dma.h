@@ -87,6 +87,8 @@ typedef struct dma_config {
     uint32_t device_buffer;
     uint32_t header_bytes;      /* wire bytes of a request without payload */
     int32_t gpu;                /* mem_msg.gpu of our requests */
+    bool device_noalloc;        /* device-side writes carry MEM_F_NOALLOC:
+                                   they miss past the L2 into memory */
     mgs_time period;            /* ps */
 } dma_config;
 

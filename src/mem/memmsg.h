@@ -79,6 +79,9 @@ typedef enum mem_msg_type {
 #define MEM_F_INST       (1u << 4)  /* instruction fetch */
 #define MEM_F_SCALAR     (1u << 5)  /* scalar (SMEM) access */
 #define MEM_F_PHYS       (1u << 6)  /* addr is physical (translated) */
+#define MEM_F_NOALLOC    (1u << 7)  /* write: a write-back cache that misses
+                                       sends it below without allocating
+                                       (a DMA copy writing memory) */
 
 typedef struct mem_msg {
     sim_msg base;          /* FIRST; base.type is a mem_msg_type */

@@ -193,6 +193,7 @@ void gpu_build_config_from(gpu_build_config *c, const mgs_config *k)
     c->xbar_latency_cycles = (uint32_t)k->xbar_latency;
     c->xbar.bytes_per_cycle = (uint32_t)k->xbar_bytes_per_cycle;
     c->cp.wgs_per_cycle = (uint32_t)k->cp_wgs_per_cycle;
+    c->cp.dispatch_latency = (uint32_t)k->cp_dispatch_latency;
 }
 
 static void set_periods(gpu_build_config *c)
@@ -426,6 +427,9 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
     g->l2_tops = mgs_xcalloc(c->l2_banks, sizeof *g->l2_tops);
     g->l2_below = mgs_xcalloc(c->l2_banks, sizeof *g->l2_below);
     cache_config l2c = c->l2;
+    /* Each bank indexes its sets without the bank-select bits. */
+    l2c.banks = c->l2_banks;
+    l2c.bank_interleave = c->l2_interleave;
     /* Several L2s over one memory (shared with several GPUs): no L2 owns
     ** a line, so atomics are performed at memory, whatever the protocol;
     ** a protocol may also ask for it (atomics_below). */

@@ -141,6 +141,7 @@ void platform_config_from(platform_config *c, const mgs_config *k)
     c->link_latency = k->platform_link_latency;
     c->sm_bandwidth = k->platform_sm_bandwidth;
     c->with_dma = strcmp(k->platform_copy_timing, "instant") != 0;
+    c->copy_allocates_l2 = k->platform_copy_allocates_l2;
     c->host_latency = k->platform_host_latency;
     c->shared_iommu = k->mmu_shared_iommu;
     c->iommu_walkers = (uint32_t)k->mmu_iommu_walkers;
@@ -499,6 +500,7 @@ static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
         ** of PCIe 6.0 x16 (128 GB/s) */
         dc.chunks_per_cycle = 2;
         dc.gpu = (int32_t)i;
+        dc.device_noalloc = !c->copy_allocates_l2;
         dc.period = c->gpu.period;
         char name[32];
         snprintf(name, sizeof name, "GPU[%u].DMA", i);

@@ -85,6 +85,7 @@ typedef struct platform_config {
     mgs_time link_latency;    /* ps (links) */
     uint64_t sm_bandwidth;    /* shared: total L2-to-memory bytes/s */
     bool with_dma;            /* DMA engines, host memory, host PCIe */
+    bool copy_allocates_l2;   /* copies' device writes fill the L2 */
     mgs_time host_latency;    /* host memory access, ps */
     /* One IOMMU for all GPU models at the host end of the host PCIe tree
     ** (seed 002 Table 5.1) instead of a walker per GPU: every L2 TLB

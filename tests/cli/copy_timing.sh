@@ -5,7 +5,8 @@
 # database (run.sim_time = kernels, run.copy_time, run.total_time = sum),
 # the DMA engines and the PCIe tree carried the bytes; PCIe 4.0 copies
 # faster than 3.0; platform.copy_timing=instant gives copy time 0 and the
-# kernel time within 5 %; a bad value is a config error (exit 2).
+# kernel time within 5 %; copies bypass the L2 unless
+# platform.copy_allocates_l2; a bad value is a config error (exit 2).
 . "$(dirname "$0")/lib_cli.bash"
 
 common=(run vecadd --mode timing --size small --gpus 2 --platform discrete)
@@ -52,6 +53,20 @@ assert val(1, "GPU[%].DMA", "bytes_d2h") == 65536 * 4
 assert val(1, "PCIe.Link[%", "a_to_b.payload_bytes") > 0
 assert val(4, "run", "copy_time") == 0 and val(4, "GPU[%].DMA", "copies") == 0
 PY
+
+# Copies write DRAM past the L2 (platform.copy_allocates_l2 = false, as
+# MGPUSim's DMA engine): the kernel's 2 x 256 KiB of inputs (8192 lines)
+# miss in the L2; with allocating copies they were left there and hit
+# (one GPU, which keeps its L2 across the copies and the kernel).
+l2_misses() {  # l2_misses DB: L2 read misses summed over the banks
+    python3 -c 'import sqlite3,sys; print(int(sqlite3.connect(sys.argv[1]).execute("select sum(value) from metrics where component like \"GPU[%].L2[%\" and metric=\"read_misses\"").fetchone()[0]))' "$1"
+}
+one=(run vecadd --mode timing --size small)
+expect_exit 0 "$MGSIM" "${one[@]}" --db "$TMP/b.db"
+expect_exit 0 "$MGSIM" "${one[@]}" --set platform.copy_allocates_l2=true --db "$TMP/a.db"
+bypass=$(l2_misses "$TMP/b.db"); alloc=$(l2_misses "$TMP/a.db")
+[ "$bypass" -ge 8192 ] && [ "$alloc" -lt 100 ] \
+    || fail "L2 read misses after copies: bypass $bypass (>= 8192), allocate $alloc (< 100)"
 
 expect_exit 2 "$MGSIM" "${common[@]}" --set platform.copy_timing=maybe --db "$TMP/e.db"
 expect_one_error_line

@@ -44,18 +44,41 @@ static uint64_t sim_now(mgs_rt *rt)
     return t.sim_time_ps;
 }
 
-/* Leaves GPU 0's L2 without any line of the benchmark's buffers: uploads
-** (through the L2, as every copy) zeros well beyond its capacity. Needed
-** since the L2 keeps its lines from kernel to kernel (docs/coherence.md):
-** DRAM benchmarks must start cold. assumed: 8 MiB, 4x the R9 Nano's 2 MiB
-** L2 (true LRU then keeps none of the earlier lines). */
-enum { EVICT_BYTES = 8 << 20 };
-static int evict_l2(wl_ctx *c)
+/* Leaves GPU 0's L2 without any line of the benchmark's buffers: a kernel
+** streams through EVICT_BYTES of other lines. Needed since the L2 keeps
+** its lines from kernel to kernel (docs/coherence.md): DRAM benchmarks
+** must start cold; copies cannot do it, since they go past the L2
+** (platform.copy_allocates_l2 = false). assumed: 4 MiB, twice the R9
+** Nano's 2 MiB L2 (true LRU then keeps none of the earlier lines). */
+enum { EVICT_BYTES = 4 << 20 };
+
+/* Opens c on the streaming kernel (micro_bw's, also the L2 eviction). */
+static int stream_open(wl_ctx *c, mgs_rt *rt, const wl_args *a,
+                       mgs_kernel **k)
 {
-    void *zeros = mgs_xcalloc(1, EVICT_BYTES);
-    mgs_dptr d;
-    int rc = wl_upload(c, 0, zeros, EVICT_BYTES, &d);
-    free(zeros);
+    int rc = wl_ctx_open(c, rt, a, "micro_stream.hsaco");
+    if (!rc)
+        rc = wl_kernel(c, "micro_stream", k);
+    return rc;
+}
+
+static int evict_l2(mgs_rt *rt, const wl_args *a)
+{
+    const uint32_t threads = 256 * 256;
+    wl_ctx e;
+    mgs_kernel *k = NULL;
+    int rc = stream_open(&e, rt, a, &k);
+    mgs_dptr d = 0, out = 0;
+    if (!rc)
+        rc = wl_alloc(&e, 0, EVICT_BYTES, &d);
+    if (!rc)
+        rc = wl_alloc(&e, 0, threads * 4, &out);
+    if (!rc)
+        rc = wl_launch1(&e, k, 0, threads, 256, "pup", d,
+                        (uint32_t)(EVICT_BYTES / 16), out);
+    if (!rc)
+        rc = mgs_synchronize(rt);
+    wl_ctx_close(&e);
     return rc;
 }
 
@@ -115,11 +138,11 @@ static int chase_pair(mgs_rt *rt, const wl_args *a, const char *name,
         rc = wl_upload(&c, 0, next, n * 4, &dnext);
     uint64_t ta = 0, tb = 0;
     if (!rc && cold)
-        rc = evict_l2(&c);
+        rc = evict_l2(rt, a);
     if (!rc)
         rc = chase(&c, k, dnext, next, ia, &ta);
     if (!rc && cold)
-        rc = evict_l2(&c);
+        rc = evict_l2(rt, a);
     if (!rc)
         rc = chase(&c, k, dnext, next, ib, &tb);
     if (!rc && tb)
@@ -232,9 +255,7 @@ static int bw_run(mgs_rt *rt, const wl_args *a)
     uint32_t *got = mgs_xmalloc(threads * 4), *want = mgs_xmalloc(threads * 4);
     wl_ctx c;
     mgs_kernel *k = NULL;
-    int rc = wl_ctx_open(&c, rt, a, "micro_stream.hsaco");
-    if (!rc)
-        rc = wl_kernel(&c, "micro_stream", &k);
+    int rc = stream_open(&c, rt, a, &k);
     mgs_dptr din = 0, dout = 0;
     if (!rc)
         rc = wl_upload(&c, 0, host, bytes, &din);
@@ -243,7 +264,7 @@ static int bw_run(mgs_rt *rt, const wl_args *a)
     uint64_t t[2] = {0, 0};
     for (int r = 0; r < 2 && !rc; r++) {
         uint32_t chunks = (uint32_t)(((size_t)(r ? 3 * mb : mb) << 20) / 16);
-        if ((rc = evict_l2(&c)))
+        if ((rc = evict_l2(rt, a)))
             break;
         uint64_t t0 = sim_now(rt);
         rc = wl_launch1(&c, k, 0, threads, 256, "pup", din, chunks, dout);

@@ -120,6 +120,39 @@ static void test_lru_order(void **state)
     one_free(o);
 }
 
+/* One bank of four interleaved every 128 B (two lines): its lines use all
+** of its sets, since the bank-select bits are not part of the set index.
+** 16 lines of bank 0 fill the 8 sets x 2 ways exactly, so reading them
+** again hits 16 times (with the plain index they would share 2 sets). */
+static void test_bank_sets(void **state)
+{
+    (void)state;
+    cache_config cfg;
+    base_cfg(&cfg, CACHE_WRITE_AROUND);
+    cfg.size = 1024;
+    cfg.ways = 2;
+    cfg.banks = 4;
+    cfg.bank_interleave = 128;
+    one *o = one_new(&cfg);
+    mgs_time t = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (uint64_t i = 0; i < 16; i++) {
+            uint64_t unit = i / 2 * 4; /* bank 0's units: 0, 4, 8, ... */
+            rd(o, unit * 128 + i % 2 * 64, 4, t);
+            one_run(o);
+            t = eng_now(o->eng) + 1000;
+        }
+    assert_int_equal(o->c->read_misses->value, 16);
+    assert_int_equal(o->c->read_hits->value, 16);
+    assert_int_equal(o->c->evictions->value, 0);
+    one_free(o);
+    cache_config bad;
+    base_cfg(&bad, CACHE_WRITE_AROUND);
+    bad.banks = 4;
+    bad.bank_interleave = 32; /* smaller than a line */
+    assert_int_equal(cache_config_validate(&bad), MGS_EINVAL);
+}
+
 /* Write-around: a miss goes below without allocating; a hit updates the
 ** line and goes below; the answer waits for the memory's ack. */
 static void test_write_around(void **state)
@@ -247,6 +280,39 @@ static void test_write_back_evict_and_flush(void **state)
     one_run(o);
     assert_false(cache_probe(o->c, 0x2000, NULL, NULL));
     assert_false(cache_probe(o->c, 0x3000, NULL, NULL));
+    one_free(o);
+}
+
+/* A copy's write (MEM_F_NOALLOC) that misses a write-back cache goes to
+** memory without allocating; one that hits updates the cached line, which
+** stays dirty in the cache as any write-back write. */
+static void test_write_back_noalloc(void **state)
+{
+    (void)state;
+    cache_config cfg;
+    base_cfg(&cfg, CACHE_WRITE_BACK);
+    one *o = one_new(&cfg);
+    mem_msg *w = wr(o, 0x1000, 64, 0x5a, 0);
+    w->flags |= MEM_F_NOALLOC;
+    one_run(o);
+    assert_non_null(probe_answer(&o->p, w, NULL));
+    assert_false(cache_probe(o->c, 0x1000, NULL, NULL));
+    for (int i = 0; i < 64; i++)
+        assert_int_equal(o->bytes[0x1000 + i], 0x5a);
+    assert_int_equal(o->c->write_misses->value, 1);
+    assert_int_equal(o->c->bytes_to_below->value, 64);
+    /* cached (a read brings it in), then a copy's write hits it */
+    rd(o, 0x2000, 4, eng_now(o->eng) + 1000);
+    one_run(o);
+    w = wr(o, 0x2000, 64, 0x77, eng_now(o->eng) + 1000);
+    w->flags |= MEM_F_NOALLOC;
+    one_run(o);
+    uint8_t line[64];
+    bool dirty = false;
+    assert_true(cache_probe(o->c, 0x2000, line, &dirty));
+    assert_true(dirty);
+    assert_int_equal(line[0], 0x77);
+    assert_int_equal(o->c->write_hits->value, 1);
     one_free(o);
 }
 
@@ -615,10 +681,12 @@ int main(void)
         cmocka_unit_test(test_no_busy_ticking),
         cmocka_unit_test(test_mshr_merge),
         cmocka_unit_test(test_lru_order),
+        cmocka_unit_test(test_bank_sets),
         cmocka_unit_test(test_write_around),
         cmocka_unit_test(test_partial_write_mask),
         cmocka_unit_test(test_write_through_allocate),
         cmocka_unit_test(test_write_back_evict_and_flush),
+        cmocka_unit_test(test_write_back_noalloc),
         cmocka_unit_test(test_ranged_flush_and_live_list),
         cmocka_unit_test(test_invalidate),
         cmocka_unit_test(test_atomics_here),

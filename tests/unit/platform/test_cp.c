@@ -146,7 +146,9 @@ typedef struct world {
     gpu_launch l;
 } world;
 
-static void world_init(world *w, uint64_t fail_index)
+/* dispatch_latency: cycles between work-group maps (cp.h). */
+static void world_init_latency(world *w, uint64_t fail_index,
+                               uint32_t dispatch_latency)
 {
     memset(w, 0, sizeof *w);
     w->eng = eng_new(NULL);
@@ -158,6 +160,7 @@ static void world_init(world *w, uint64_t fail_index)
     cu_config_default(&w->cucfg);
     cp_config ccfg;
     cp_config_default(&ccfg);
+    ccfg.dispatch_latency = dispatch_latency;
     w->cp = cp_new(w->eng, "CP", &ccfg, NCU, &w->cucfg, w->pool, w->st);
     conn_plug(w->conn, cp_driver(w->cp));
     conn_plug(w->conn, cp_cu(w->cp));
@@ -191,6 +194,13 @@ static void world_init(world *w, uint64_t fail_index)
     comp_init(&w->drv.base, w->eng, &fdrv_ops, "Driver", 1000);
     port_init(&w->drv.port, &w->drv.base, "port", 2);
     conn_plug(w->conn, &w->drv.port);
+}
+
+static void world_init(world *w, uint64_t fail_index)
+{
+    cp_config c;
+    cp_config_default(&c);
+    world_init_latency(w, fail_index, c.dispatch_latency);
 }
 
 static int world_launch(world *w, uint64_t groups, uint32_t waves)
@@ -302,12 +312,13 @@ static void test_launch_protocol(void **state)
     world_fini(&w);
 }
 
-/* 16-wave work-groups: a CU (4 SIMDs x 10 slots) holds 2 at a time. */
+/* 16-wave work-groups: a CU (4 SIMDs x 10 slots) holds 2 at a time
+** (mapped back to back, so that the CUs fill up). */
 static void test_resource_limit(void **state)
 {
     (void)state;
     static world w;
-    world_init(&w, UINT64_MAX);
+    world_init_latency(&w, UINT64_MAX, 0);
     assert_int_equal(world_launch(&w, 40, 16), MGS_OK);
     assert_int_equal(w.drv.msg.wg_index, 40);
     for (int i = 0; i < NCU; i++) {
@@ -417,6 +428,28 @@ static void test_lost_workgroup_deadlock(void **state)
     world_fini(&w);
 }
 
+/* MGPUSim's dispatch rate: after a work-group of up to 4 wavefronts the
+** dispatcher waits 4 cycles and maps the next on the 5th; a group of 8
+** wavefronts waits 8 cycles. CU i gets work-group i, so consecutive first
+** maps are 5 (9) cycles apart. */
+static void test_dispatch_latency(void **state)
+{
+    (void)state;
+    static world w;
+    world_init(&w, UINT64_MAX);
+    const uint32_t waves[] = {1, 4, 8};
+    const uint64_t gap[] = {5000, 5000, 9000};
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < NCU; i++)
+            w.cus[i].mapped = 0;
+        assert_int_equal(world_launch(&w, NCU, waves[k]), MGS_OK);
+        for (int i = 1; i < NCU; i++)
+            assert_int_equal(w.cus[i].first_map - w.cus[i - 1].first_map,
+                             gap[k]);
+    }
+    world_fini(&w);
+}
+
 static void test_dispatcher_round_robin(void **state)
 {
     (void)state;
@@ -452,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_workgroup_too_big),
         cmocka_unit_test(test_lost_workgroup_deadlock),
         cmocka_unit_test(test_dispatcher_round_robin),
+        cmocka_unit_test(test_dispatch_latency),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,7 @@
 #include "config/config.h"
 #include "mgsim/errors.h"
 #include "mgsim/runtime.h"
+#include "platform/gpu_build.h"
 #include "sim/stats.h"
 #include "workloads/workload.h"
 
@@ -384,6 +385,21 @@ static void test_discrete_launches_overlap(void **state)
     assert_true(apart * 10 < same * 7);
 }
 
+/* The default crossbar carries one line and its 8-byte header per cycle
+** per port (xbar.bytes_per_cycle = 72): with 64-byte ports a line took two
+** cycles, halving what the L2 banks could return (issue 13). */
+static void test_default_xbar_line_per_cycle(void **state)
+{
+    (void)state;
+    mgs_config cfg;
+    mgs_config_defaults(&cfg);
+    gpu_build_config g;
+    gpu_build_config_from(&g, &cfg);
+    uint32_t msg = g.l2.line + 8;
+    assert_int_equal((msg + g.xbar.bytes_per_cycle - 1) /
+                         g.xbar.bytes_per_cycle, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -395,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_discrete_launches_overlap),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_all_platforms_verify),
+        cmocka_unit_test(test_default_xbar_line_per_cycle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
