@@ -69,6 +69,14 @@ int mgs_module_load(mgs_rt *rt, const char *path, mgs_module **out);
 int mgs_module_load_mem(mgs_rt *rt, const void *data, size_t size,
                         const char *what, mgs_module **out);
 int mgs_module_kernel(mgs_module *m, const char *name, mgs_kernel **out);
+/* A global variable of the module (__device__, __constant__, any object
+** symbol of the code object) as placed on GPU gpu (MGS_GPU_ALL: the copy
+** a launch over every GPU uses): its device address and size. Each GPU
+** gets its own copy of the code object's data segments, placed on the
+** first launch there or the first call here (docs/codeobj.md). MGS_ENOENT
+** if there is no such symbol. */
+int mgs_module_global(mgs_module *m, int gpu, const char *name,
+                      mgs_dptr *addr, size_t *size);
 
 /* Kernel launch. args is the packed explicit-argument block laid out as the
 ** kernel's metadata says (mgs_kernel_arg_offset helps); the runtime appends
@@ -85,6 +93,13 @@ typedef struct mgs_launch {
 } mgs_launch;
 int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l);
 int mgs_kernel_arg_count(const mgs_kernel *k);
+/* Work-groups of block_items work-items (plus dynamic_lds bytes of dynamic
+** LDS each) that one CU of the configured GPU holds at once, as the timing
+** model places them (wave slots, VGPRs and SGPRs per SIMD, LDS per CU);
+** 0 if none fits. MGS_EINVAL for a work-group size the kernel cannot run. */
+int mgs_kernel_occupancy(const mgs_rt *rt, const mgs_kernel *k,
+                         uint32_t block_items, uint32_t dynamic_lds,
+                         uint32_t *groups_per_cu);
 /* Offset and size of explicit argument i; MGS_EINVAL if out of range. */
 int mgs_kernel_arg_offset(const mgs_kernel *k, int i, uint32_t *offset,
                           uint32_t *size);

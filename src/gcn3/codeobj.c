@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "gcn3/bundle.h"
+#include "gcn3/codeobj_image.h"
 #include "gcn3/codeobj_v2.h"
 #include "gcn3/metadata.h"
 #include "mgsim/errors.h"
@@ -67,6 +68,7 @@ struct gcn_codeobj {
     const uint8_t *text;       /* .text inside image */
     uint64_t text_vaddr;
     size_t text_size;
+    gcn_image load;            /* what a loader copies to device memory */
 };
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -642,7 +644,8 @@ static int load_amdgpu_elf(gcn_codeobj *co, const uint8_t *data, size_t size,
         if ((rc = co->version == 2 ? decode_kernel_code(&v, &st, &mks[i])
                                    : decode_descriptor(&v, &st, &mks[i])))
             goto out;
-    if ((rc = load_symbols(co, &v, &st, mks, nmk)))
+    if ((rc = load_symbols(co, &v, &st, mks, nmk)) ||
+        (rc = gcn_image_read(v.elf, co->image, size, what, &co->load)))
         goto out;
     co->kernels = MGS_NEW_ARRAY(gcn_kernel, nmk ? nmk : 1);
     for (size_t i = 0; i < nmk; i++) {   /* ownership moves to co */
@@ -816,6 +819,7 @@ void gcn_codeobj_free(gcn_codeobj *co)
     for (size_t i = 0; i < co->num_symbols; i++)
         free((char *)co->symbols[i].name);
     free(co->symbols);
+    gcn_image_free(&co->load);
     free(co->image);
     free(co);
 }
@@ -867,4 +871,26 @@ size_t gcn_codeobj_num_symbols(const gcn_codeobj *co)
 const gcn_symbol *gcn_codeobj_symbol(const gcn_codeobj *co, size_t i)
 {
     return i < co->num_symbols ? &co->symbols[i] : NULL;
+}
+
+uint64_t gcn_codeobj_image_size(const gcn_codeobj *co)
+{
+    return co->load.size;
+}
+
+void gcn_codeobj_image_place(const gcn_codeobj *co, uint64_t base,
+                             uint8_t *out)
+{
+    gcn_image_place(&co->load, base, out);
+}
+
+bool gcn_codeobj_global(const gcn_codeobj *co, const char *name,
+                        uint64_t *vaddr, uint64_t *size)
+{
+    const gcn_global *g = gcn_image_global(&co->load, name);
+    if (!g)
+        return false;
+    *vaddr = g->vaddr;
+    *size = g->size;
+    return true;
 }

@@ -145,6 +145,18 @@ const gcn_kernel *gcn_codeobj_find(const gcn_codeobj *co, const char *name);
 /* The .text section: bytes, virtual address and size. */
 const uint8_t *gcn_codeobj_text(const gcn_codeobj *co, uint64_t *vaddr,
                                 size_t *size);
+/* The loadable image (codeobj_image.h, docs/codeobj.md "Data segments"):
+** the PT_LOAD segments at their virtual addresses from 0, size bytes (0:
+** none). image_place writes it as loaded at device address base, dynamic
+** relocations applied; a kernel then sees its code at base + its virtual
+** address (gcn_emu_launch.load_base). */
+uint64_t gcn_codeobj_image_size(const gcn_codeobj *co);
+void gcn_codeobj_image_place(const gcn_codeobj *co, uint64_t base,
+                             uint8_t *out);
+/* A global variable (__device__, __constant__, a constant table): an object
+** symbol defined in the image; its virtual address and size. */
+bool gcn_codeobj_global(const gcn_codeobj *co, const char *name,
+                        uint64_t *vaddr, uint64_t *size);
 /* Function symbols in .text, sorted by address. */
 size_t gcn_codeobj_num_symbols(const gcn_codeobj *co);
 const gcn_symbol *gcn_codeobj_symbol(const gcn_codeobj *co, size_t i);

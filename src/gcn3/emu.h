@@ -108,6 +108,10 @@ typedef struct gcn_emu_launch {
     uint64_t kernarg_va, dispatch_va, queue_va, dispatch_id;
     uint64_t scratch_va;        /* 0 when the kernel uses no scratch */
     uint32_t private_size;      /* scratch bytes per work-item (mult. of 4) */
+    /* Where the code object's image is in device memory (0: not placed):
+    ** s_getpc sees the code at load_base + its virtual address, so
+    ** PC-relative loads reach the image's data (codeobj.h). */
+    uint64_t load_base;
     const gcn_mem_ops *mem_ops;
     void *mem;
     /* Instructions one wave may execute before the dispatch is stopped

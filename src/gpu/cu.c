@@ -256,7 +256,7 @@ static void start_wg(cu *c, cp_msg *m, const uint8_t simd_of_wave[])
         .mem_ops = NULL, .mem = NULL, /* memory goes through the ports */
         .lds = g->lds, .lds_size = el->lds_bytes, .code = el->prog->code,
         .code_size = el->prog->code_size, .private_base = el->scratch_va,
-        .code_vaddr = el->prog->code_vaddr};
+        .code_vaddr = el->prog->code_vaddr + el->load_base};
     uint32_t nvgpr = k->vgpr_count ? k->vgpr_count : 256;
     if (nvgpr < 3)
         nvgpr = 3; /* room for the work-item id VGPRs (as emu) */

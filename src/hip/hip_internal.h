@@ -78,6 +78,8 @@ typedef struct mhip_alloc {
     void *host;           /* host buffer (managed/host kinds), else NULL */
     size_t size;          /* bytes as requested */
     bool on_device;       /* managed/host: the shadow holds the data */
+    bool symbol;          /* a module's global variable (hip_symbol.c):
+                             copies may use it, hipFree may not */
 } mhip_alloc;
 
 /* ---- modules and kernels ---------------------------------------------- */
@@ -104,7 +106,17 @@ struct ihipModule_t {
     gcn_codeobj *co;              /* our own parse: argument kinds */
     struct ihipModuleSymbol_t **funcs; /* owned */
     size_t nfuncs, cap_funcs;
+    struct mhip_var *vars;        /* __hipRegisterVar'd variables (owned) */
+    size_t nvars;
     struct ihipModule_t *next;    /* in mhip_g.modules */
+};
+
+/* A __device__ / __constant__ variable as hipcc registers it: the host
+** shadow's address (what HIP_SYMBOL(x) passes) and the device symbol. */
+struct mhip_var {
+    const void *host;
+    char *name;                   /* owned */
+    size_t size;
 };
 
 /* hipStream_t. The null stream is NULL: the current device's. */
@@ -183,6 +195,13 @@ hipError_t mhip_shared_to_device(void);
 ** every blocking call goes through here. */
 hipError_t mhip_sync_all(void);
 void mhip_memory_release_all(void);
+/* The copy behind every hipMemcpy variant (kind checked against where the
+** pointers are; synchronises first). */
+hipError_t mhip_memcpy(void *dst, const void *src, size_t n,
+                       hipMemcpyKind kind, const char *call);
+/* Records [dev, dev + size) on device gpu as a module's variable, so copies
+** and kernel arguments recognise it as device memory (once per address). */
+void mhip_alloc_add_symbol(int gpu, uint64_t dev, size_t size);
 
 /* Modules (hip_launch.c). */
 hipError_t mhip_module_prepare(struct ihipModule_t *m, const char *call);
@@ -198,6 +217,13 @@ hipError_t mhip_launch(struct ihipModuleSymbol_t *f, dim3 grid, dim3 block,
                        size_t shmem, hipStream_t stream, const void *args,
                        size_t args_size, const char *call);
 void mhip_modules_release_all(void);
+/* The kernel hipcc registered for a host stub (NULL: none). */
+struct ihipModuleSymbol_t *mhip_kernel_of_host_fn(const void *host_fn);
+/* A module's global variable on the current device (hip_symbol.c): loads
+** the module, places its data, records the range as device memory. */
+hipError_t mhip_global_address(struct ihipModule_t *m, const char *name,
+                               uint64_t *addr, size_t *size,
+                               const char *call);
 /* Size of a code-object image given only its start: a clang offload bundle
 ** (from its entry table) or an ELF file (from its headers); 0 if it is
 ** neither. */

@@ -125,6 +125,8 @@ static void module_free(struct ihipModule_t *m)
         free(m->funcs[i]);
     }
     free(m->funcs);
+    for (size_t i = 0; i < m->nvars; i++) free(m->vars[i].name);
+    free(m->vars);
     if (m->owns_image) free((void *)m->image);
     free(m);
 }
@@ -224,17 +226,20 @@ void __hipRegisterFunction(void **modules, const void *host_fn,
     module_add_function((struct ihipModule_t *)modules, device_name, host_fn);
 }
 
-/* __device__/__constant__ variables: accepted so that such programs link
-** and their other kernels run. Kernels that touch such a variable need the
-** code object's data segment in device memory, which the runtime does not
-** map yet (they fault with hipErrorIllegalAddress); host access by symbol
-** (hipMemcpyToSymbol ...) is not provided. */
+/* __device__/__constant__ variables: the module remembers the host
+** shadow's address and the device symbol, for the symbol API
+** (hip_symbol.c). Kernels reach the variables in the code object's data
+** segments, which the runtime places per device (mgs_module_global). */
 void __hipRegisterVar(void **modules, void *var, char *host_var,
                       char *device_var, int ext, size_t size, int constant,
                       int global)
 {
-    (void)modules, (void)var, (void)host_var, (void)device_var, (void)ext;
-    (void)size, (void)constant, (void)global;
+    (void)host_var, (void)ext, (void)constant, (void)global;
+    if (!modules || !var || !device_var) return;
+    struct ihipModule_t *m = (struct ihipModule_t *)modules;
+    m->vars = mgs_xrealloc(m->vars, (m->nvars + 1) * sizeof *m->vars);
+    m->vars[m->nvars++] = (struct mhip_var){
+        .host = var, .name = mgs_xstrdup(device_var), .size = size};
 }
 
 static struct ihipModuleSymbol_t *find_host_fn(const void *host_fn)
@@ -243,6 +248,11 @@ static struct ihipModuleSymbol_t *find_host_fn(const void *host_fn)
         for (size_t i = 0; i < m->nfuncs; i++)
             if (m->funcs[i]->host_fn == host_fn) return m->funcs[i];
     return NULL;
+}
+
+struct ihipModuleSymbol_t *mhip_kernel_of_host_fn(const void *host_fn)
+{
+    return find_host_fn(host_fn);
 }
 
 /* ---- <<<>>> configuration ----------------------------------------------- */
@@ -534,6 +544,22 @@ hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t module,
     if (!f) f = module_add_function(module, name, NULL);
     if ((e = mhip_function_prepare(f, call))) return e;
     *function = f;
+    return hipSuccess;
+}
+
+hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes,
+                              hipModule_t hmod, const char *name)
+{
+    const char *call = "hipModuleGetGlobal";
+    if (!name) return mhip_fail(hipErrorInvalidValue, call, "NULL name");
+    if (!hmod || !module_live(hmod))
+        return mhip_fail(hipErrorInvalidHandle, call, "invalid module");
+    uint64_t a;
+    size_t n;
+    hipError_t e = mhip_global_address(hmod, name, &a, &n, call);
+    if (e) return e;
+    if (dptr) *dptr = (hipDeviceptr_t)(uintptr_t)a;
+    if (bytes) *bytes = n;
     return hipSuccess;
 }
 

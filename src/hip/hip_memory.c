@@ -208,6 +208,10 @@ static hipError_t free_common(void *ptr, bool host_api, const char *call)
     if (!a || (a->host ? a->host != ptr : a->dev != (uintptr_t)ptr))
         return mhip_fail(hipErrorInvalidValue, call,
                          "%p is not the start of an allocation", ptr);
+    if (a->symbol)
+        return mhip_fail(hipErrorInvalidValue, call,
+                         "%p is a module's global variable, not an "
+                         "allocation", ptr);
     if (host_api && a->kind != MHIP_MEM_HOST)
         return mhip_fail(hipErrorInvalidValue, call,
                          "%p was not allocated by hipHostMalloc", ptr);
@@ -359,6 +363,24 @@ static hipError_t copy(void *dst, const void *src, size_t n,
     }
     if (rc) return mhip_fail(mhip_from_mgs(rc), call, "%s", mgs_error_msg());
     return hipSuccess;
+}
+
+hipError_t mhip_memcpy(void *dst, const void *src, size_t n,
+                       hipMemcpyKind kind, const char *call)
+{
+    return copy(dst, src, n, kind, call);
+}
+
+void mhip_alloc_add_symbol(int gpu, uint64_t dev, size_t size)
+{
+    mhip_alloc *a = mhip_alloc_find_device(dev);
+    if (a && a->symbol && a->dev == dev) return;
+    a = alloc_add();
+    a->kind = MHIP_MEM_DEVICE;
+    a->symbol = true;
+    a->gpu = gpu;
+    a->dev = dev;
+    a->size = size;
 }
 
 hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKind k)

@@ -51,7 +51,9 @@
 #include "config/config.h"
 #include "gcn3/codeobj.h"
 #include "gcn3/emu.h"
+#include "gpu/cu.h"
 #include "mgsim/errors.h"
+#include "platform/gpu_build.h"
 #include "runtime/devmem.h"
 #include "runtime/timing.h"
 #include "util/interrupt.h"
@@ -72,6 +74,9 @@ struct mgs_kernel {
 
 struct mgs_module {
     gcn_codeobj *co;            /* owned */
+    mgs_rt *rt;
+    mgs_dptr *image;            /* per GPU: the loaded image (0: not yet);
+                                   freed with the device memory */
     mgs_kernel **kernels;       /* one slot per code-object kernel, lazy */
     size_t nkernels;
     mgs_module *next;
@@ -275,6 +280,7 @@ static void module_free(mgs_module *m)
             free(m->kernels[i]);
         }
     free(m->kernels);
+    free(m->image);
     gcn_codeobj_free(m->co);
     free(m);
 }
@@ -512,6 +518,8 @@ static int module_add(mgs_rt *rt, gcn_codeobj *co, mgs_module **out)
 {
     mgs_module *m = MGS_NEW(mgs_module);
     m->co = co;
+    m->rt = rt;
+    m->image = mgs_xcalloc((size_t)rt->opt.num_gpus, sizeof *m->image);
     m->nkernels = gcn_codeobj_num_kernels(co);
     m->kernels = mgs_xcalloc(m->nkernels ? m->nkernels : 1,
                              sizeof *m->kernels);
@@ -540,6 +548,61 @@ int mgs_module_load_mem(mgs_rt *rt, const void *data, size_t size,
     if (rc)
         return rc;
     return module_add(rt, co, out);
+}
+
+/* The module's image on GPU gpu (MGS_GPU_ALL: GPU 0, where a launch over
+** every GPU keeps its buffers), placed on first use: a fresh allocation
+** with the relocations applied for its address. 0 when the code object
+** has no loadable segment. */
+static int module_image(mgs_module *m, int gpu, mgs_dptr *base)
+{
+    mgs_rt *rt = m->rt;
+    int g = gpu >= 0 ? gpu : 0;
+    *base = 0;
+    uint64_t size = gcn_codeobj_image_size(m->co);
+    if (!size || m->image[g]) {
+        *base = m->image[g];
+        return MGS_OK;
+    }
+    mgs_dptr d;
+    int rc = mgs_devmem_alloc_range(&rt->mem, g, size, &d);
+    if (rc)
+        return rc;
+    uint8_t *bytes = mgs_xmalloc(size);
+    gcn_codeobj_image_place(m->co, d, bytes);
+    rc = mgs_devmem_write(&rt->mem, d, bytes, size);
+    free(bytes);
+    if (rc == MGS_OK)
+        rc = host_write_later(rt, d, size);
+    if (rc) {
+        mgs_devmem_free_range(&rt->mem, d);
+        return rc;
+    }
+    m->image[g] = *base = d;
+    return MGS_OK;
+}
+
+int mgs_module_global(mgs_module *m, int gpu, const char *name,
+                      mgs_dptr *addr, size_t *size)
+{
+    *addr = 0;
+    if (size)
+        *size = 0;
+    if (gpu >= m->rt->opt.num_gpus || (gpu < 0 && gpu != MGS_GPU_ALL))
+        return mgs_error_set(MGS_EINVAL, "no GPU %d (the platform has %d)",
+                             gpu, m->rt->opt.num_gpus);
+    uint64_t vaddr, bytes;
+    if (!name || !gcn_codeobj_global(m->co, name, &vaddr, &bytes))
+        return mgs_error_set(MGS_ENOENT, "no global variable '%.80s' in the "
+                             "code object", name ? name : "(null)");
+    mgs_dptr base;
+    int rc = module_image(m, gpu, &base);
+    if (rc)
+        return rc;
+    *addr = base + vaddr;
+    if (size)
+        *size = (size_t)bytes;
+    return MGS_OK;
 }
 
 int mgs_module_kernel(mgs_module *m, const char *name, mgs_kernel **out)
@@ -585,6 +648,43 @@ int mgs_module_kernel(mgs_module *m, const char *name, mgs_kernel **out)
 const char *mgs_kernel_name(const mgs_kernel *k)
 {
     return k->k->name;
+}
+
+int mgs_kernel_occupancy(const mgs_rt *rt, const mgs_kernel *k,
+                         uint32_t block_items, uint32_t dynamic_lds,
+                         uint32_t *groups_per_cu)
+{
+    *groups_per_cu = 0;
+    const gcn_kernel *gk = k->k;
+    uint32_t max_wg = gk->max_flat_workgroup_size ? gk->max_flat_workgroup_size
+                                                  : GCN_EMU_MAX_WG_SIZE;
+    if (block_items == 0 || block_items > max_wg ||
+        block_items > GCN_EMU_MAX_WG_SIZE)
+        return mgs_error_set(MGS_EINVAL,
+                             "kernel %s: work-groups of %u work-items (1..%u)",
+                             gk->name, block_items,
+                             max_wg < GCN_EMU_MAX_WG_SIZE ? max_wg
+                                                          : GCN_EMU_MAX_WG_SIZE);
+    /* The timing model's CU and its placement rule (cu_res_reserve). */
+    gpu_build_config g;
+    gpu_build_config_default(&g);
+    if (rt->opt.config)
+        gpu_build_config_from(&g, rt->opt.config);
+    gpu_launch l;
+    memset(&l, 0, sizeof l);
+    l.waves_per_group = (block_items + GCN_WAVE_LANES - 1) / GCN_WAVE_LANES;
+    l.vgprs_per_wave = gk->vgpr_count ? gk->vgpr_count : 4;
+    l.sgprs_per_wave = gk->sgpr_count ? gk->sgpr_count : 16;
+    l.lds_per_group = gk->group_segment_size + dynamic_lds;
+    cu_res r;
+    uint8_t simd[GCN_EMU_MAX_WAVES];
+    cu_res_init(&r, &g.cu);
+    uint32_t n = 0;
+    while (n < g.cu.num_simds * g.cu.wf_slots_per_simd &&
+           cu_res_reserve(&r, &l, simd))
+        n++;
+    *groups_per_cu = n;
+    return MGS_OK;
 }
 
 int mgs_kernel_arg_count(const mgs_kernel *k)
@@ -714,12 +814,16 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
                                      waves * GCN_WAVE_LANES * priv,
                                      &b->scratch)))
         return rc;
+    mgs_dptr load_base;
+    if ((rc = module_image(k->module, home, &load_base)))
+        return rc;
 
     *el = (gcn_emu_launch){
         .prog = &k->prog, .lds_bytes = lds, .kernarg_va = b->kernarg,
         .dispatch_va = b->packet, .queue_va = b->queue,
         .dispatch_id = rt->next_dispatch_id++, .scratch_va = b->scratch,
-        .private_size = priv, .mem_ops = &mgs_devmem_view_ops,
+        .private_size = priv, .load_base = load_base,
+        .mem_ops = &mgs_devmem_view_ops,
         .mem = &rt->view,
         .max_wave_insts = rt->opt.config ? rt->opt.config->sim_max_wave_insts
                                          : 0};

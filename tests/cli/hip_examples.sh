@@ -2,6 +2,8 @@
 # The HIP examples (examples/hip/*.hip, compiled by hipcc and linked
 # against libmgsim-hip by mk/hip.mk) run unmodified and match their CPU
 # references: vecadd and managed on one GPU, halo on 1, 2 and 4 GPUs,
+# globals (device variables and constant tables) in emu and timing,
+# occupancy (the occupancy API against the configured CU),
 # managed and managed_turns (one buffer touched by every GPU in turn) under
 # page migration on 1, 2 and 4 GPUs. Also
 # checks the exit summary, the results database row, and that a bad
@@ -14,7 +16,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 export MGSIM_DB=none MGSIM_QUIET=1
 unset MGSIM_MODE MGSIM_PLATFORM MGSIM_CONFIG MGSIM_SET MGSIM_PRESET MGSIM_GPUS
 
-for p in vecadd managed managed_turns halo; do
+for p in vecadd managed managed_turns halo globals occupancy; do
     [ -x "$ex/$p" ] || fail "$ex/$p not built (make test builds it via mk/hip.mk)"
 done
 
@@ -97,6 +99,33 @@ if command -v sqlite3 >/dev/null; then
 fi
 MGSIM_GPUS=4 run 0 "$ex/managed_turns"
 expect_out "^PASSED$"
+
+# Global data (docs/codeobj.md "Data segments"): a kernel-local constant
+# table, __constant__ set by hipMemcpyToSymbol, relocated __device__
+# pointers, one copy per device; emu and timing, 1 and 2 devices, unified.
+run 0 "$ex/globals"
+expect_out "device 0: offsets 12 bytes, out\[1\]=17 out\[n-1\]=35, counter=16 (expected 16), 0 mismatches"
+expect_out "^PASSED$"
+for mode in emu timing; do
+    MGSIM_MODE=$mode MGSIM_GPUS=2 run 0 "$ex/globals" 1000
+    expect_out "device 1: offsets 12 bytes, out\[1\]=20 out\[n-1\]=42, counter=4 (expected 4), 0 mismatches"
+    expect_out "^PASSED$"
+done
+MGSIM_MODE=timing MGSIM_PLATFORM=unified MGSIM_GPUS=2 run 0 "$ex/globals" 1000
+expect_out "^PASSED$"
+
+# Occupancy from the kernel's resources and the CU the timing model
+# places work-groups on (4 waves per group, 40 wave slots, 64 KiB LDS).
+for mode in emu timing; do
+    MGSIM_MODE=$mode run 0 "$ex/occupancy"
+    expect_out "block 256, 16 B dynamic LDS: 10 work-groups per CU"
+    expect_out "block 256, 16384 B dynamic LDS: 3 work-groups per CU"
+    expect_out "suggested: grid 640, block 256"
+    expect_out "^PASSED$"
+done
+# A CU with fewer wave slots holds fewer work-groups.
+MGSIM_SET="gpu.wf_slots_per_simd=4" run 0 "$ex/occupancy"
+expect_out "block 256, 16 B dynamic LDS: 4 work-groups per CU"
 
 # Exit summary and results database (one run with the hip counters).
 MGSIM_QUIET=0 MGSIM_DB="$tmp/r.db" run 0 "$ex/vecadd" 512
