@@ -80,6 +80,9 @@ typedef struct mhip_alloc {
     bool on_device;       /* managed/host: the shadow holds the data */
     bool symbol;          /* a module's global variable (hip_symbol.c):
                              copies may use it, hipFree may not */
+    bool registered;      /* host: the program's memory (hipHostRegister),
+                             not ours to free */
+    unsigned flags;       /* host: hipHostMalloc / hipHostRegister flags */
 } mhip_alloc;
 
 /* ---- modules and kernels ---------------------------------------------- */
@@ -202,6 +205,12 @@ hipError_t mhip_memcpy(void *dst, const void *src, size_t n,
 /* Records [dev, dev + size) on device gpu as a module's variable, so copies
 ** and kernel arguments recognise it as device memory (once per address). */
 void mhip_alloc_add_symbol(int gpu, uint64_t dev, size_t size);
+/* The memory layer's allocation entry points for hip_hostmem.c: a new
+** device buffer of size bytes on the current device, recorded with the
+** given kind (its other fields zero), and removal of an entry. */
+hipError_t mhip_alloc_record(mhip_mem_kind kind, size_t size,
+                             mhip_alloc **out, const char *call);
+void mhip_alloc_forget(mhip_alloc *a);
 
 /* Modules (hip_launch.c). */
 hipError_t mhip_module_prepare(struct ihipModule_t *m, const char *call);

@@ -77,7 +77,8 @@ mhip_alloc *mhip_alloc_find_host(const void *p)
 
 void mhip_memory_release_all(void)
 {
-    for (size_t i = 0; i < mhip_g.nallocs; i++) free(mhip_g.allocs[i].host);
+    for (size_t i = 0; i < mhip_g.nallocs; i++)
+        if (!mhip_g.allocs[i].registered) free(mhip_g.allocs[i].host);
     free(mhip_g.allocs);
     mhip_g.allocs = NULL;
     mhip_g.nallocs = mhip_g.cap_allocs = 0;
@@ -186,7 +187,10 @@ hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
     if (flags & ~known)
         return mhip_fail(hipErrorInvalidValue, "hipHostMalloc",
                          "unsupported flags 0x%x", flags);
-    return alloc_common(ptr, size, MHIP_MEM_HOST, "hipHostMalloc");
+    hipError_t e = alloc_common(ptr, size, MHIP_MEM_HOST, "hipHostMalloc");
+    mhip_alloc *a = e == hipSuccess && *ptr ? mhip_alloc_find_host(*ptr) : NULL;
+    if (a) a->flags = flags;
+    return e;
 }
 
 hipError_t hipMallocHost(void **ptr, size_t size)
@@ -212,9 +216,14 @@ static hipError_t free_common(void *ptr, bool host_api, const char *call)
         return mhip_fail(hipErrorInvalidValue, call,
                          "%p is a module's global variable, not an "
                          "allocation", ptr);
-    if (host_api && a->kind != MHIP_MEM_HOST)
+    if (host_api && (a->kind != MHIP_MEM_HOST || a->registered))
         return mhip_fail(hipErrorInvalidValue, call,
-                         "%p was not allocated by hipHostMalloc", ptr);
+                         "%p was not allocated by hipHostMalloc%s", ptr,
+                         a->registered ? " (hipHostUnregister it)" : "");
+    if (a->registered)
+        return mhip_fail(hipErrorInvalidValue, call,
+                         "%p is registered host memory (hipHostUnregister "
+                         "it)", ptr);
     hipError_t e = mhip_sync_all(); /* hipFree synchronises */
     if (e) return e;
     int rc = mgs_free(mhip_g.rt, a->dev);
@@ -364,6 +373,26 @@ static hipError_t copy(void *dst, const void *src, size_t n,
     if (rc) return mhip_fail(mhip_from_mgs(rc), call, "%s", mgs_error_msg());
     return hipSuccess;
 }
+
+hipError_t mhip_alloc_record(mhip_mem_kind kind, size_t size,
+                             mhip_alloc **out, const char *call)
+{
+    int gpu = mhip_current_device();
+    mgs_dptr dev;
+    int rc = mgs_malloc(mhip_g.rt, mhip_runtime_gpu(gpu), size, &dev);
+    if (rc)
+        return mhip_fail(mhip_from_mgs(rc), call, "%zu bytes on device %d: %s",
+                         size, gpu, mgs_error_msg());
+    mhip_alloc *a = alloc_add();
+    a->kind = kind;
+    a->gpu = gpu;
+    a->dev = dev;
+    a->size = size;
+    *out = a;
+    return hipSuccess;
+}
+
+void mhip_alloc_forget(mhip_alloc *a) { alloc_remove(a); }
 
 hipError_t mhip_memcpy(void *dst, const void *src, size_t n,
                        hipMemcpyKind kind, const char *call)

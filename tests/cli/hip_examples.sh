@@ -3,7 +3,8 @@
 # against libmgsim-hip by mk/hip.mk) run unmodified and match their CPU
 # references: vecadd and managed on one GPU, halo on 1, 2 and 4 GPUs,
 # globals (device variables and constant tables) in emu and timing,
-# occupancy (the occupancy API against the configured CU),
+# occupancy (the occupancy API against the configured CU), zerocopy
+# (pinned and registered host memory used by kernels),
 # managed and managed_turns (one buffer touched by every GPU in turn) under
 # page migration on 1, 2 and 4 GPUs. Also
 # checks the exit summary, the results database row, and that a bad
@@ -16,7 +17,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 export MGSIM_DB=none MGSIM_QUIET=1
 unset MGSIM_MODE MGSIM_PLATFORM MGSIM_CONFIG MGSIM_SET MGSIM_PRESET MGSIM_GPUS
 
-for p in vecadd managed managed_turns halo globals occupancy; do
+for p in vecadd managed managed_turns halo globals occupancy zerocopy; do
     [ -x "$ex/$p" ] || fail "$ex/$p not built (make test builds it via mk/hip.mk)"
 done
 
@@ -126,6 +127,13 @@ done
 # A CU with fewer wave slots holds fewer work-groups.
 MGSIM_SET="gpu.wf_slots_per_simd=4" run 0 "$ex/occupancy"
 expect_out "block 256, 16 B dynamic LDS: 4 work-groups per CU"
+
+# Zero-copy host memory: hipHostMalloc(mapped) + hipHostGetDevicePointer,
+# hipHostRegister on malloc'd memory; no copies, results read after a sync.
+run 0 "$ex/zerocopy"
+expect_out "n=65536 flags=0x2 y\[1\]=100 y\[n-1\]=1115, 0 mismatches"
+MGSIM_MODE=timing MGSIM_GPUS=2 MGSIM_PLATFORM=unified run 0 "$ex/zerocopy" 4096
+expect_out "^PASSED$"
 
 # Exit summary and results database (one run with the hip counters).
 MGSIM_QUIET=0 MGSIM_DB="$tmp/r.db" run 0 "$ex/vecadd" 512
