@@ -4,7 +4,7 @@
 # references: vecadd and managed on one GPU, halo on 1, 2 and 4 GPUs,
 # globals (device variables and constant tables) in emu and timing,
 # occupancy (the occupancy API against the configured CU), zerocopy
-# (pinned and registered host memory used by kernels),
+# (pinned and registered host memory used by kernels), pitched (2-D/3-D),
 # managed and managed_turns (one buffer touched by every GPU in turn) under
 # page migration on 1, 2 and 4 GPUs. Also
 # checks the exit summary, the results database row, and that a bad
@@ -17,7 +17,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 export MGSIM_DB=none MGSIM_QUIET=1
 unset MGSIM_MODE MGSIM_PLATFORM MGSIM_CONFIG MGSIM_SET MGSIM_PRESET MGSIM_GPUS
 
-for p in vecadd managed managed_turns halo globals occupancy zerocopy; do
+for p in vecadd managed managed_turns halo globals occupancy zerocopy pitched; do
     [ -x "$ex/$p" ] || fail "$ex/$p not built (make test builds it via mk/hip.mk)"
 done
 
@@ -133,6 +133,13 @@ expect_out "block 256, 16 B dynamic LDS: 4 work-groups per CU"
 run 0 "$ex/zerocopy"
 expect_out "n=65536 flags=0x2 y\[1\]=100 y\[n-1\]=1115, 0 mismatches"
 MGSIM_MODE=timing MGSIM_GPUS=2 MGSIM_PLATFORM=unified run 0 "$ex/zerocopy" 4096
+expect_out "^PASSED$"
+
+# Pitched 2-D and 3-D memory: rows padded to 256 bytes, copies by row.
+run 0 "$ex/pitched"
+expect_out "2-D: 100 x 37, pitch 512 bytes, 0 mismatches"
+expect_out "3-D: 100 x 37 x 5, pitch 512 bytes, 0 mismatches"
+MGSIM_MODE=timing run 0 "$ex/pitched" 70 9 3
 expect_out "^PASSED$"
 
 # Exit summary and results database (one run with the hip counters).
