@@ -180,6 +180,11 @@ int mhip_visible_devices(void);
 ** the device itself, or MGS_GPU_ALL on the unified platform. */
 int mhip_runtime_gpu(int dev);
 
+/* Simulated time so far (timing mode: kernels + copies), or in emu mode an
+** estimate from the work done at the configured peak rates
+** (hip_estimate.c); *estimated (may be NULL) says which. */
+uint64_t mhip_time_now_ps(const mgs_rt_totals *t, bool *estimated);
+
 /* Records err as the thread's last error and returns it. */
 hipError_t mhip_ret(hipError_t err);
 /* Prints "mgsim-hip: <call>: <message>" (one line) to stderr and records

@@ -151,6 +151,11 @@ void mhip_report_write(mgs_rt *rt)
                             "copies",
                     (double)t.sim_time_ps * 1e-6,
                     (double)t.copy_time_ps * 1e-6);
+        else
+            fprintf(stderr, ", estimated time %.3f us (emu mode: event "
+                            "times are estimates from instruction counts "
+                            "and bytes copied; use timing mode to simulate)",
+                    (double)mhip_time_now_ps(&t, NULL) * 1e-6);
         if (rc == MGS_OK)
             fprintf(stderr, "; results: %s (run %lld)", path,
                     (long long)run_id);

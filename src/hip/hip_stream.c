@@ -13,8 +13,9 @@
 ** issued so far and stamps the event with the simulated time, kernels and
 ** copies together (mgs_rt_totals.sim_time_ps + copy_time_ps: the runtime
 ** runs them one after another), so hipEventElapsedTime reports simulated
-** milliseconds, also around a hipMemcpy. In emu mode there is no time model: simulated time does
-** not advance and elapsed times are 0 (docs/hip.md).
+** milliseconds, also around a hipMemcpy. Emu mode has no time model:
+** events get an estimate from the work done at peak rates
+** (hip_estimate.c, docs/hip.md), never 0 across a kernel or a copy.
 */
 #include <stdlib.h>
 
@@ -182,7 +183,7 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
     if (rc) return mhip_fail(mhip_from_mgs(rc), call, "%s", mgs_error_msg());
     mgs_rt_totals t;
     mgs_rt_totals_get(mhip_g.rt, &t);
-    event->time_ps = t.sim_time_ps + t.copy_time_ps;
+    event->time_ps = mhip_time_now_ps(&t, NULL);
     event->recorded = true;
     return hipSuccess;
 }

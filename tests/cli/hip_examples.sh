@@ -142,6 +142,17 @@ expect_out "3-D: 100 x 37 x 5, pitch 512 bytes, 0 mismatches"
 MGSIM_MODE=timing run 0 "$ex/pitched" 70 9 3
 expect_out "^PASSED$"
 
+# Emu mode has no time model: events carry an estimate, never 0 across a
+# kernel or a copy (docs/hip.md "Time in emu mode"), and the exit summary
+# says so.
+MGSIM_QUIET=0 run 0 "$ex/vecadd" 65536
+kern_ms=$(sed -n 's/.*kernel \([0-9.]*\) ms.*/\1/p' "$tmp/out")
+copy_ms=$(sed -n 's/.*copy back \([0-9.]*\) ms.*/\1/p' "$tmp/out")
+python3 -c "import sys; k, c = float('$kern_ms'), float('$copy_ms'); sys.exit(0 if 0 < k < 1 and 0 < c < 1 else 1)" ||
+    fail "emu event times: kernel '$kern_ms' ms, copy '$copy_ms' ms"
+grep -q "estimated time .* (emu mode: event times are estimates" "$tmp/err" ||
+    { cat "$tmp/err"; fail "no estimate in the emu exit summary"; }
+
 # Exit summary and results database (one run with the hip counters).
 MGSIM_QUIET=0 MGSIM_DB="$tmp/r.db" run 0 "$ex/vecadd" 512
 grep -q "^mgsim-hip: vecadd: emu mode, 1 GPU(s), 1 kernels, 2 work-groups" "$tmp/err" ||
