@@ -47,6 +47,10 @@ int main(int argc, char **argv)
         y[i] = 1.0f;
     }
     const int block = 128, grid = (n + block - 1) / block;
+    // Hints: x is only read by the kernels; both go to the device now.
+    CHECK(hipMemAdvise(x, n * sizeof(float), hipMemAdviseSetReadMostly, 0));
+    CHECK(hipMemPrefetchAsync(x, n * sizeof(float), 0, 0));
+    CHECK(hipMemPrefetchAsync(y, n * sizeof(float), 0, 0));
     saxpy<<<grid, block>>>(2.0f, x, y, n);
     scale<<<grid, block>>>(y, 2.0f, n);
     CHECK(hipGetLastError());

@@ -56,7 +56,8 @@ void mhip_streams_release_all(void)
 hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags,
                                        int priority)
 {
-    (void)priority; /* one priority level: the simulator runs in order */
+    (void)priority; /* one level (clamped to 0, as CUDA clamps to its
+                       range): the simulator runs streams in order */
     if (!stream)
         return mhip_fail(hipErrorInvalidValue, "hipStreamCreate",
                          "stream is NULL");
@@ -71,6 +72,28 @@ hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags,
     s->next = mhip_g.streams;
     mhip_g.streams = s;
     *stream = s;
+    return hipSuccess;
+}
+
+/* One priority level: the range is [0, 0] (CUDA's convention for a device
+** without stream priorities), and every stream reports 0. */
+hipError_t hipDeviceGetStreamPriorityRange(int *leastPriority,
+                                           int *greatestPriority)
+{
+    if (leastPriority) *leastPriority = 0;
+    if (greatestPriority) *greatestPriority = 0;
+    return hipSuccess;
+}
+
+hipError_t hipStreamGetPriority(hipStream_t stream, int *priority)
+{
+    if (!priority)
+        return mhip_fail(hipErrorInvalidValue, "hipStreamGetPriority",
+                         "priority is NULL");
+    if (!mhip_stream_valid(stream))
+        return mhip_fail(hipErrorInvalidHandle, "hipStreamGetPriority",
+                         "invalid stream");
+    *priority = 0;
     return hipSuccess;
 }
 

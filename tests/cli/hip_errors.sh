@@ -29,5 +29,11 @@ check peer    hipErrorInvalidDevice          hipDeviceEnablePeerAccess
 check attr    hipErrorNotSupported           hipDeviceGetAttribute
 check oom     hipErrorOutOfMemory            hipMalloc
 check free    hipErrorInvalidValue           hipFree
+check symbol  hipErrorInvalidSymbol          hipMemcpyToSymbol
+check prefetch hipErrorInvalidValue          hipMemPrefetchAsync
+check advise  hipErrorInvalidValue           hipMemAdvise
+check unregister hipErrorHostMemoryNotRegistered hipHostUnregister
+check pitch   hipErrorInvalidPitchValue      hipMemcpy2D
+check occupancy hipErrorInvalidValue         hipOccupancyMaxActiveBlocksPerMultiprocessor
 "$prog" >/dev/null 2>&1; [ $? -eq 2 ] || fail "usage error"
 echo "hip errors ok"

@@ -20,7 +20,8 @@ static int report(const char *what, hipError_t e)
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        std::fprintf(stderr, "usage: bad_calls kind|wildptr|block|fault|peer|attr|oom|free\n");
+        std::fprintf(stderr, "usage: bad_calls kind|wildptr|block|fault|peer|attr|oom|free|"
+                             "symbol|prefetch|advise|unregister|pitch|occupancy\n");
         return 2;
     }
     const char *s = argv[1];
@@ -55,6 +56,25 @@ int main(int argc, char **argv)
     }
     if (!std::strcmp(s, "free"))
         return report(s, hipFree(host));
+    if (!std::strcmp(s, "symbol"))   // not a __device__ variable
+        return report(s, hipMemcpyToSymbol(HIP_SYMBOL(host), host, 4));
+    if (!std::strcmp(s, "prefetch")) // hipMalloc memory is not managed
+        return report(s, hipMemPrefetchAsync(d, sizeof host, 0, 0));
+    if (!std::strcmp(s, "advise")) {
+        int *m = nullptr;
+        if (hipMallocManaged(&m, 64) != hipSuccess) return 4;
+        return report(s, hipMemAdvise(m, 64, (hipMemoryAdvise)77, 0));
+    }
+    if (!std::strcmp(s, "unregister"))
+        return report(s, hipHostUnregister(host));
+    if (!std::strcmp(s, "pitch"))    // width wider than the pitch
+        return report(s, hipMemcpy2D(d, 16, host, 64, 32, 2,
+                                     hipMemcpyHostToDevice));
+    if (!std::strcmp(s, "occupancy")) {
+        int n = 0;
+        return report(s, hipOccupancyMaxActiveBlocksPerMultiprocessor(
+                             &n, poke, 0, 0));
+    }
     std::fprintf(stderr, "bad_calls: unknown scenario %s\n", s);
     return 2;
 }

@@ -1,0 +1,99 @@
+/*
+** libmgsim-hip hints for managed memory: hipMemPrefetchAsync and
+** hipMemAdvise.
+**
+** Managed memory here is a host buffer plus a device shadow whose
+** ownership moves per buffer (hip_memory.c). A prefetch to a device makes
+** the device own the buffer now (its bytes are copied to the shadow, as a
+** launch would), so the next kernel starts without that copy; a prefetch
+** to the host (hipCpuDeviceId) brings them back. Page migration
+** (memory.management = migrate, docs/memory-management.md) still moves
+** the shadow's pages to each GPU on its first touch. Advice is validated
+** and recorded nowhere: the placement policies it asks for are the
+** migration schemes' to decide.
+*/
+#include "hip/hip_internal.h"
+#include "mgsim/errors.h"
+
+/* The managed allocation holding [p, p + n). */
+static hipError_t managed_range(const void *p, size_t n, mhip_alloc **out,
+                                const char *call)
+{
+    if (!p || n == 0)
+        return mhip_fail(hipErrorInvalidValue, call, "NULL or empty range");
+    hipError_t e = mhip_ensure_init();
+    if (e) return mhip_ret(e);
+    mhip_alloc *a = mhip_alloc_find_host(p);
+    if (!a || a->kind != MHIP_MEM_MANAGED)
+        return mhip_fail(hipErrorInvalidValue, call,
+                         "%p is not managed memory (hipMallocManaged)", p);
+    if ((const char *)p - (const char *)a->host + n > a->size)
+        return mhip_fail(hipErrorInvalidValue, call,
+                         "%p + %zu bytes runs past its %zu-byte allocation",
+                         p, n, a->size);
+    *out = a;
+    return hipSuccess;
+}
+
+static hipError_t check_target(int device, const char *call)
+{
+    if (device == hipCpuDeviceId) return hipSuccess;
+    if (device < 0 || device >= mhip_visible_devices())
+        return mhip_fail(hipErrorInvalidDevice, call,
+                         "device %d is not hipCpuDeviceId or in 0..%d",
+                         device, mhip_visible_devices() - 1);
+    return hipSuccess;
+}
+
+hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device,
+                               hipStream_t stream)
+{
+    const char *call = "hipMemPrefetchAsync";
+    mhip_alloc *a;
+    hipError_t e = managed_range(dev_ptr, count, &a, call);
+    if (e || (e = check_target(device, call))) return e;
+    if (!mhip_stream_valid(stream))
+        return mhip_fail(hipErrorInvalidHandle, call, "invalid stream");
+    int rc = MGS_OK;
+    if (device != hipCpuDeviceId && !a->on_device) {
+        rc = mgs_memcpy_h2d(mhip_g.rt, a->dev, a->host, a->size);
+        if (rc == MGS_OK) {
+            mhip_g.counts.shared_in_bytes += a->size;
+            a->on_device = true;
+        }
+    } else if (device == hipCpuDeviceId && a->on_device) {
+        rc = mgs_synchronize(mhip_g.rt);
+        if (rc == MGS_OK)
+            rc = mgs_memcpy_d2h(mhip_g.rt, a->host, a->dev, a->size);
+        if (rc == MGS_OK) {
+            mhip_g.counts.shared_out_bytes += a->size;
+            a->on_device = false;
+        }
+    }
+    if (rc) return mhip_fail(mhip_from_mgs(rc), call, "%s", mgs_error_msg());
+    return hipSuccess;
+}
+
+hipError_t hipMemAdvise(const void *dev_ptr, size_t count,
+                        hipMemoryAdvise advice, int device)
+{
+    const char *call = "hipMemAdvise";
+    mhip_alloc *a;
+    hipError_t e = managed_range(dev_ptr, count, &a, call);
+    if (e) return e;
+    switch (advice) {
+    case hipMemAdviseSetReadMostly:
+    case hipMemAdviseUnsetReadMostly:
+        return hipSuccess;   /* the device argument is ignored (CUDA) */
+    case hipMemAdviseSetPreferredLocation:
+    case hipMemAdviseUnsetPreferredLocation:
+    case hipMemAdviseSetAccessedBy:
+    case hipMemAdviseUnsetAccessedBy:
+    case hipMemAdviseSetCoarseGrain:
+    case hipMemAdviseUnsetCoarseGrain:
+        return check_target(device, call);
+    default:
+        return mhip_fail(hipErrorInvalidValue, call, "unknown advice %d",
+                         (int)advice);
+    }
+}
