@@ -53,6 +53,7 @@
 #include "gcn3/emu.h"
 #include "mgsim/errors.h"
 #include "runtime/devmem.h"
+#include "runtime/record.h"
 #include "runtime/timing.h"
 #include "util/interrupt.h"
 #include "runtime/trace.h"
@@ -96,6 +97,9 @@ struct mgs_rt {
     ** (they must outlive the dispatch). */
     struct launch_bufs *pending;
     size_t npending, pending_cap;
+    /* mgs_rt_record_begin: the program being recorded (record.h) and the
+    ** GPU its GPU 0 is. */
+    mgs_program *rec;
 };
 
 /* Timing mode: waits for every posted launch (no-op otherwise). */
@@ -337,6 +341,8 @@ int mgs_malloc(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out)
 {
     if (gpu < MGS_GPU_ALL)
         return mgs_error_set(MGS_EINVAL, "malloc on GPU %d: no such GPU", gpu);
+    if (rt->rec && gpu >= 0)
+        gpu += rt->rec->gpu;
     return mgs_devmem_alloc_mapped(&rt->mem, gpu, size,
                                    buffer_mapping(rt, gpu, false), out);
 }
@@ -389,6 +395,8 @@ static int free_range(mgs_rt *rt, mgs_dptr p)
 int mgs_free(mgs_rt *rt, mgs_dptr p)
 {
     int rc = timing_sync(rt);
+    if (rt->rec)
+        return rc;            /* recording: the replays use it */
     return rc ? rc : free_range(rt, p);
 }
 
@@ -402,6 +410,8 @@ static int timed_copy(mgs_rt *rt, mgs_timing_copy_kind kind, uint64_t dst,
     mgs_timing_copy_result r;
     rc = mgs_timing_copy(rt->timing, kind, dst, src, n, &r);
     rt->totals.copy_time_ps += r.time;
+    if (rt->rec && !rc)
+        mgs_program_add_copy(rt->rec, kind, dst, src, n);
     if (rt->trace && !rc) {
         static const char *names[] = {"copy h2d", "copy d2h", "copy d2d"};
         char args[64];
@@ -800,6 +810,11 @@ static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
     }
     if (rt->trace)
         sim_trace_launch(rt->trace, el->dispatch_id, el->prog->kernel->name);
+    if (rt->rec) {            /* its buffers stay for the replays */
+        mgs_program_add_launch(rt->rec, el);
+        rt->totals.kernels++;
+        return timing_sync(rt);
+    }
     if (rt->npending == rt->pending_cap) {
         rt->pending_cap = rt->pending_cap ? 2 * rt->pending_cap : 16;
         rt->pending = mgs_xrealloc(rt->pending,
@@ -812,9 +827,13 @@ static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
     return concurrent ? MGS_OK : timing_sync(rt);
 }
 
-int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l)
+int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l0)
 {
     const gcn_kernel *gk = k->k;
+    mgs_launch lr = *l0;      /* recording: the program's GPUs moved */
+    if (rt->rec && lr.gpu >= 0)
+        lr.gpu += rt->rec->gpu;
+    const mgs_launch *l = &lr;
     if (l->gpu < MGS_GPU_ALL || l->gpu >= rt->opt.num_gpus)
         return mgs_error_set(MGS_EINVAL, "launch of %s on GPU %d: only %d GPU(s)",
                              gk->name, l->gpu, rt->opt.num_gpus);
@@ -997,4 +1016,117 @@ void mgs_rt_set_launch_hook(mgs_rt *rt, mgs_launch_hook fn, void *user)
 {
     rt->hook = fn;
     rt->hook_user = user;
+}
+
+/* ---- recorded programs and tenants (runtime.h, record.h) ---- */
+
+int mgs_rt_record_begin(mgs_rt *rt, int gpu)
+{
+    if (rt->rec)
+        return mgs_error_set(MGS_EINVAL, "record: already recording");
+    if (!host_copies_timed(rt))
+        return mgs_error_set(MGS_ECONFIG, "record: needs timing mode with "
+                             "platform.copy_timing = dma and a host link");
+    if (gpu < 0 || gpu >= rt->opt.num_gpus)
+        return mgs_error_set(MGS_EINVAL, "record: GPU %d of %d", gpu,
+                             rt->opt.num_gpus);
+    int rc = timing_ensure(rt);
+    if (!rc)
+        rc = timing_sync(rt);
+    if (!rc)
+        rt->rec = mgs_program_new(gpu);
+    return rc;
+}
+
+int mgs_rt_record_end(mgs_rt *rt, mgs_program **out)
+{
+    *out = NULL;
+    if (!rt->rec)
+        return mgs_error_set(MGS_EINVAL, "record: not recording");
+    int rc = timing_sync(rt);
+    *out = rt->rec;
+    rt->rec = NULL;
+    return rc;
+}
+
+static void tenant_stat(mgs_rt *rt, int task, const char *metric,
+                        const char *unit, uint64_t v)
+{
+    if (!rt->opt.stats)
+        return;
+    char comp[32] = "Tenants";
+    if (task >= 0)
+        snprintf(comp, sizeof comp, "Tenants.Task[%d]", task);
+    stat_addn(stat_counter_add(rt->opt.stats, comp, metric, unit), v);
+}
+
+int mgs_rt_tenants(mgs_rt *rt, mgs_program *const *progs, int n, int qos,
+                   uint64_t window_ps, mgs_tenant_result *res)
+{
+    if (n < 1 || n > 16 || !rt->timing)
+        return mgs_error_set(MGS_EINVAL, "tenants: %d programs (1..16), "
+                             "recorded in timing mode", n);
+    int rc = timing_sync(rt);
+    mgs_timing_task tasks[16];
+    mgs_timing_task_result r[16];
+    mgs_time *alone[16] = {NULL};
+    uint32_t factor = rt->opt.config
+                          ? (uint32_t)rt->opt.config->pcie_qos_deadline_factor
+                          : 3;
+    memset(res, 0, (size_t)n * sizeof *res);
+    for (int i = 0; i < n; i++) {
+        alone[i] = mgs_xcalloc(progs[i]->nops ? progs[i]->nops : 1,
+                               sizeof *alone[i]);
+        tasks[i] = (mgs_timing_task){
+            .gpu = progs[i]->gpu, .ops = progs[i]->ops,
+            .nops = progs[i]->nops, .host = mgs_program_host,
+            .ud = progs[i], .deadline_factor = factor};
+    }
+    /* Each alone (its copy times are the QoS task's uncontended ones). */
+    for (int i = 0; i < n && !rc; i++) {
+        mgs_timing_task solo = tasks[i];
+        solo.op_time = alone[i];
+        rc = mgs_timing_replay(rt->timing, &solo, 1, window_ps, &r[i]);
+        if (!rc) {
+            res[i].solo_milli_iterations = r[i].milli_iterations;
+            res[i].verify_failures += r[i].verify_failures;
+        }
+    }
+    for (int i = 0; i < n && !rc; i++) {
+        tasks[i].qos = i == qos;
+        tasks[i].uncontended = alone[i];
+    }
+    if (!rc)
+        rc = mgs_timing_replay(rt->timing, tasks, (uint32_t)n, window_ps, r);
+    for (int i = 0; i < n && !rc; i++) {
+        res[i].milli_iterations = r[i].milli_iterations;
+        res[i].verify_failures += r[i].verify_failures;
+        res[i].copies = r[i].copies;
+        res[i].qos_copies = r[i].qos_copies;
+        res[i].deadline_misses = r[i].deadline_misses;
+        tenant_stat(rt, i, "milli_iterations", "count",
+                    res[i].milli_iterations);
+        tenant_stat(rt, i, "solo_milli_iterations", "count",
+                    res[i].solo_milli_iterations);
+        tenant_stat(rt, i, "verify_failures", "count",
+                    res[i].verify_failures);
+        tenant_stat(rt, i, "copies", "count", res[i].copies);
+        tenant_stat(rt, i, "deadline_misses", "count",
+                    res[i].deadline_misses);
+    }
+    if (!rc) {
+        uint64_t remaps, promotions;
+        mgs_timing_pcie_counts(rt->timing, &remaps, &promotions);
+        tenant_stat(rt, -1, "remaps", "count", remaps);
+        tenant_stat(rt, -1, "promotions", "count", promotions);
+    }
+    for (int i = 0; i < n; i++)
+        free(alone[i]);
+    for (int i = 0; i < n && !rc; i++)
+        if (res[i].verify_failures)
+            rc = mgs_error_set(MGS_EVERIFY, "tenants: task %d: %llu "
+                               "iteration(s) produced output that differs "
+                               "from the recorded run", i,
+                               (unsigned long long)res[i].verify_failures);
+    return rc;
 }
