@@ -47,6 +47,7 @@ typedef struct tm_driver {
     ** port (vc_port), one message at a time (vc_busy until it returns). */
     pcie_tos tos;
     sim_port vc_port;
+    sim_port *vc_ctrl;        /* the host tree's control port */
     bool has_vc, vc_busy;
     noc_vcmap_msg vc_msg;
     struct tm_replay *replay; /* mgs_timing_replay running, else NULL */
@@ -128,6 +129,7 @@ static bool drv_vcmap(tm_driver *d)
         progress = true;
     }
     if (!d->vc_busy && pcie_tos_take_map(&d->tos, &d->vc_msg.map)) {
+        d->vc_msg.base.dst = d->vc_ctrl;  /* the ack came back to us */
         if (port_send(&d->vc_port, &d->vc_msg.base) == MGS_OK) {
             d->vc_busy = true;
             progress = true;
@@ -335,7 +337,7 @@ int mgs_timing_new_platform(const platform_config *pc0, mgs_devmem *mem,
         platform_plug_dma_driver(t->plat, &d->vc_port);
         d->vc_msg.base.type = NOC_VCMAP_SET;
         d->vc_msg.base.bytes = 32;  /* assumed: a small config write */
-        d->vc_msg.base.dst = platform_pcie_ctrl(t->plat);
+        d->vc_ctrl = platform_pcie_ctrl(t->plat);
         d->has_vc = true;
     }
     *out = t;
