@@ -211,4 +211,15 @@ typedef struct mgs_tenant_result {
 int mgs_rt_tenants(mgs_rt *rt, mgs_program *const *progs, int n, int qos,
                    uint64_t window_ps, mgs_tenant_result *res);
 
+/* Asynchronous copies (timing mode, platform.copy_timing = dma): the copy
+** is queued on its GPU and runs at the next synchronisation (mgs_synchronize,
+** a synchronous copy, a free, ...) together with the other GPUs' queued
+** copies and with the launches made after it (queued behind it on their
+** GPU), so copies and kernels of different GPUs overlap in simulated time
+** and each GPU keeps its order. src (h2d) must stay valid and dst (d2h)
+** is written only by then. A copy whose device range is not on one GPU,
+** and every copy in emu mode or with instant copies, is synchronous. */
+int mgs_memcpy_h2d_async(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n);
+int mgs_memcpy_d2h_async(mgs_rt *rt, void *dst, mgs_dptr src, size_t n);
+
 #endif

@@ -43,6 +43,8 @@ void mgs_program_add_copy(mgs_program *p, mgs_timing_copy_kind kind,
     op->src = src;
     op->n = n;
     p->copy_bytes += n;
+    if (p->direct)
+        return;
     if (kind == MGS_TIMING_H2D) {
         p->own[i] = mgs_xmalloc(n ? n : 1);
         memcpy(p->own[i], (const void *)(uintptr_t)src, n);

@@ -28,6 +28,8 @@ struct mgs_program {
     uint8_t **own;            /* per op: h2d source / d2h destination */
     uint8_t **expect;         /* per op: d2h expected bytes, else NULL */
     uint64_t copy_bytes;
+    bool direct;              /* copies use the host addresses as given (no
+                                 snapshot, no own buffer, no check) */
 };
 
 mgs_program *mgs_program_new(int gpu);

@@ -100,6 +100,10 @@ struct mgs_rt {
     /* mgs_rt_record_begin: the program being recorded (record.h) and the
     ** GPU its GPU 0 is. */
     mgs_program *rec;
+    /* Asynchronous copies (mgs_memcpy_*_async) and the launches queued
+    ** behind them, per GPU, run at the next synchronisation. */
+    mgs_program *async[16];
+    bool any_async;
 };
 
 /* Timing mode: waits for every posted launch (no-op otherwise). */
@@ -293,6 +297,8 @@ void mgs_rt_free(mgs_rt *rt)
         module_free(m);
     }
     sim_trace_close(rt->trace, NULL, NULL);
+    for (int g = 0; g < 16; g++)
+        mgs_program_free(rt->async[g]);
     mgs_timing_free(rt->timing);  /* before the devmem it borrows */
     free(rt->pending);            /* the ranges go with the devmem */
     mgs_devmem_destroy(&rt->mem);
@@ -739,12 +745,21 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
     return MGS_OK;
 }
 
+static int async_flush(mgs_rt *rt);
+
 static int timing_sync(mgs_rt *rt)
 {
     if (!rt->timing)
         return MGS_OK;
     mgs_timing_result res;
-    int rc = mgs_timing_sync(rt->timing, &res);
+    int rc = async_flush(rt);
+    if (rc) {
+        for (size_t i = 0; i < rt->npending; i++)
+            free_bufs_after(rt, &rt->pending[i], false);
+        rt->npending = 0;
+        return rc;
+    }
+    rc = mgs_timing_sync(rt->timing, &res);
     if (rt->trace && !rc) {
         mgs_time end = mgs_timing_now(rt->timing);
         sim_trace_launches_done(rt->trace, end - res.sim_time, end);
@@ -800,7 +815,8 @@ static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
     /* bufs are ours on every path: freed here before they are pending,
     ** by timing_sync after (so an error of the sync frees them once). */
     int rc = timing_ensure(rt);
-    if (!rc && mgs_timing_would_block(rt->timing, gpu))
+    if (!rc && (mgs_timing_would_block(rt->timing, gpu) ||
+                (rt->any_async && gpu < 0)))
         rc = timing_sync(rt);
     if (!rc)
         rc = mgs_timing_post(rt->timing, gpu, el);
@@ -814,6 +830,20 @@ static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
         mgs_program_add_launch(rt->rec, el);
         rt->totals.kernels++;
         return timing_sync(rt);
+    }
+    if (rt->any_async && gpu >= 0) {
+        /* behind the queued copies: runs with them at the next sync */
+        if (!rt->async[gpu])
+            rt->async[gpu] = mgs_program_new(gpu);
+        mgs_program_add_launch(rt->async[gpu], el);
+        rt->totals.kernels++;
+        if (rt->npending == rt->pending_cap) {
+            rt->pending_cap = rt->pending_cap ? 2 * rt->pending_cap : 16;
+            rt->pending = mgs_xrealloc(rt->pending, rt->pending_cap *
+                                                        sizeof *rt->pending);
+        }
+        rt->pending[rt->npending++] = *bufs;
+        return MGS_OK;
     }
     if (rt->npending == rt->pending_cap) {
         rt->pending_cap = rt->pending_cap ? 2 * rt->pending_cap : 16;
@@ -1129,4 +1159,72 @@ int mgs_rt_tenants(mgs_rt *rt, mgs_program *const *progs, int n, int qos,
                                "from the recorded run", i,
                                (unsigned long long)res[i].verify_failures);
     return rc;
+}
+
+/* ---- asynchronous copies (runtime.h) ---- */
+
+/* Runs the queued asynchronous copies and launches: one task per GPU, all
+** at once (mgs_timing_replay, one iteration each). */
+static int async_flush(mgs_rt *rt)
+{
+    if (!rt->any_async)
+        return MGS_OK;
+    mgs_timing_task tasks[16];
+    mgs_timing_task_result res[16];
+    uint32_t n = 0;
+    for (int g = 0; g < 16; g++)
+        if (rt->async[g] && rt->async[g]->nops)
+            tasks[n++] = (mgs_timing_task){.gpu = g, .ops = rt->async[g]->ops,
+                                           .nops = rt->async[g]->nops};
+    mgs_time t0 = mgs_timing_now(rt->timing);
+    int rc = n ? mgs_timing_replay(rt->timing, tasks, n, 0, res) : MGS_OK;
+    rt->totals.copy_time_ps += mgs_timing_now(rt->timing) - t0;
+    for (int g = 0; g < 16; g++) {
+        mgs_program_free(rt->async[g]);
+        rt->async[g] = NULL;
+    }
+    rt->any_async = false;
+    return rc;
+}
+
+static int async_copy(mgs_rt *rt, mgs_timing_copy_kind kind, uint64_t dst,
+                      uint64_t src, size_t n)
+{
+    mgs_dptr dev = kind == MGS_TIMING_H2D ? dst : src;
+    int gpu = n ? mgs_devmem_gpu_of(&rt->mem, dev) : -1;
+    uint64_t page = rt->mem.page_size;
+    for (uint64_t a = dev & ~(page - 1); gpu >= 0 && a < dev + n; a += page)
+        if (mgs_devmem_gpu_of(&rt->mem, a < dev ? dev : a) != gpu)
+            gpu = -1;
+    if (!host_copies_timed(rt) || rt->rec || gpu < 0 || gpu >= 16) {
+        /* not timed, or spread over GPUs: a synchronous copy */
+        return kind == MGS_TIMING_H2D
+                   ? mgs_memcpy_h2d(rt, dst, (const void *)(uintptr_t)src, n)
+                   : mgs_memcpy_d2h(rt, (void *)(uintptr_t)dst, src, n);
+    }
+    int rc = timing_ensure(rt);
+    uint8_t probe;
+    if (!rc && mgs_timing_would_block(rt->timing, MGS_GPU_ALL) &&
+        !rt->any_async)
+        rc = timing_sync(rt);   /* after the kernels posted before it */
+    if (!rc && (rc = mgs_devmem_read(&rt->mem, dev, &probe, 1)) == MGS_OK &&
+        (rc = mgs_devmem_read(&rt->mem, dev + n - 1, &probe, 1)) == MGS_OK) {
+        if (!rt->async[gpu])
+            rt->async[gpu] = mgs_program_new(gpu);
+        rt->async[gpu]->direct = true;
+        mgs_program_add_copy(rt->async[gpu], kind, dst, src, n);
+        rt->any_async = true;
+        count_copy(rt, n);
+    }
+    return rc;
+}
+
+int mgs_memcpy_h2d_async(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n)
+{
+    return async_copy(rt, MGS_TIMING_H2D, dst, (uint64_t)(uintptr_t)src, n);
+}
+
+int mgs_memcpy_d2h_async(mgs_rt *rt, void *dst, mgs_dptr src, size_t n)
+{
+    return async_copy(rt, MGS_TIMING_D2H, (uint64_t)(uintptr_t)dst, src, n);
 }

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,10 +146,56 @@ static void test_priority_s_ahead_of_rr(void **state)
     assert_true(ps0 > pl0 * 1.1);   /* small first favours the small task */
 }
 
+/* Two asynchronous h2d copies on GPUs under different switches overlap:
+** together they take about the time of one, and the bytes arrive. */
+static void test_async_copies_overlap(void **state)
+{
+    (void)state;
+    enum { N = 256 << 10 };
+    uint8_t *a = malloc(N), *b = malloc(N), *back = malloc(N);
+    for (size_t i = 0; i < N; i++) {
+        a[i] = (uint8_t)(i * 7);
+        b[i] = (uint8_t)(i * 13 + 1);
+    }
+    rt_rig r;
+    rt_rig_init(&r, MGS_MODE_TIMING, 4, "discrete", NULL);
+    mgs_dptr d0, d2;
+    assert_int_equal(mgs_malloc(r.rt, 0, N, &d0), MGS_OK);
+    assert_int_equal(mgs_malloc(r.rt, 2, N, &d2), MGS_OK);
+    mgs_rt_totals t0, t1, t2;
+    mgs_rt_totals_get(r.rt, &t0);
+    assert_int_equal(mgs_memcpy_h2d(r.rt, d0, a, N), MGS_OK);
+    assert_int_equal(mgs_memcpy_h2d(r.rt, d2, b, N), MGS_OK);
+    mgs_rt_totals_get(r.rt, &t1);
+    mgs_time seq = t1.copy_time_ps - t0.copy_time_ps;
+    assert_int_equal(mgs_memcpy_h2d_async(r.rt, d2, a, N), MGS_OK);
+    assert_int_equal(mgs_memcpy_h2d_async(r.rt, d0, b, N), MGS_OK);
+    mgs_rt_totals_get(r.rt, &t2);
+    assert_true(t2.copy_time_ps == t1.copy_time_ps);   /* queued only */
+    assert_int_equal(mgs_synchronize(r.rt), MGS_OK);
+    mgs_rt_totals_get(r.rt, &t2);
+    mgs_time par = t2.copy_time_ps - t1.copy_time_ps;
+    assert_true(par * 10 < seq * 7);          /* overlapped */
+    assert_true(par * 10 > seq * 4);          /* but each one still ran */
+    assert_int_equal(mgs_memcpy_d2h(r.rt, back, d2, N), MGS_OK);
+    assert_memory_equal(back, a, N);
+    /* d2h async back in order behind an h2d on the same GPU */
+    memset(back, 0, N);
+    assert_int_equal(mgs_memcpy_h2d_async(r.rt, d0, a, N), MGS_OK);
+    assert_int_equal(mgs_memcpy_d2h_async(r.rt, back, d0, N), MGS_OK);
+    assert_int_equal(mgs_synchronize(r.rt), MGS_OK);
+    assert_memory_equal(back, a, N);
+    rt_rig_fini(&r);
+    free(a);
+    free(b);
+    free(back);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copies_overlap_and_verify),
+        cmocka_unit_test(test_async_copies_overlap),
         cmocka_unit_test(test_record_needs_timed_copies),
         cmocka_unit_test(test_priority_s_ahead_of_rr),
     };
