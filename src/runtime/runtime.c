@@ -123,12 +123,16 @@ static bool copies_timed(const mgs_rt *rt)
 ** (MGPU-SM): the CPU and the GPUs share the same memory (seed 000 §5), so
 ** a host copy is a hand-off that costs no simulated time
 ** (docs/platforms.md, "Host copies"). */
+static const char *platform_type_of(const mgs_rt *rt)
+{
+    return rt->opt.platform ? rt->opt.platform
+           : rt->opt.config ? rt->opt.config->platform_type
+                            : "discrete";
+}
+
 static bool host_copies_timed(const mgs_rt *rt)
 {
-    const char *type = rt->opt.platform ? rt->opt.platform
-                       : rt->opt.config ? rt->opt.config->platform_type
-                                        : "discrete";
-    return copies_timed(rt) && strcmp(type, "shared") != 0;
+    return copies_timed(rt) && strcmp(platform_type_of(rt), "shared") != 0;
 }
 
 void mgs_rt_options_default(mgs_rt_options *o)
@@ -1196,6 +1200,9 @@ static int async_copy(mgs_rt *rt, mgs_timing_copy_kind kind, uint64_t dst,
     for (uint64_t a = dev & ~(page - 1); gpu >= 0 && a < dev + n; a += page)
         if (mgs_devmem_gpu_of(&rt->mem, a < dev ? dev : a) != gpu)
             gpu = -1;
+    /* monolithic: every GPU index is the one GPU model (one queue) */
+    if (!strcmp(platform_type_of(rt), "monolithic") && rt->opt.num_gpus > 1)
+        gpu = -1;
     if (!host_copies_timed(rt) || rt->rec || gpu < 0 || gpu >= 16) {
         /* not timed, or spread over GPUs: a synchronous copy */
         return kind == MGS_TIMING_H2D
