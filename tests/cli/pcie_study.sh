@@ -15,6 +15,23 @@ expect_exit 2 "$bin" run tenants --mode timing --gpus 1 --size small
 expect_one_error_line
 expect_exit 2 "$bin" run tenants --mode timing --gpus 4 --size small \
     --set pcie.arbitration=fifo
+# rr is the network as before: the same statistics as the default (the
+# default was also compared with the build before this change: identical),
+# and no per-VC counters; a priority policy adds them.
+for p in default rr priority_s; do
+    set_arg=(); [ $p = default ] || set_arg=(--set pcie.arbitration=$p)
+    expect_exit 0 "$bin" run fir --mode timing --gpus 2 --size small \
+        "${set_arg[@]}" --db "$TMP/$p.db" --quiet
+    sqlite3 "$TMP/$p.db" "SELECT component, metric, value FROM metrics
+        WHERE component != 'run' AND component NOT LIKE '%.VC[%'
+        ORDER BY component, metric" >"$TMP/$p.txt"
+done
+cmp -s "$TMP/default.txt" "$TMP/rr.txt" || fail "rr differs from the default"
+[ -s "$TMP/rr.txt" ] || fail "no statistics"
+[ "$(sqlite3 "$TMP/rr.db" "SELECT COUNT(*) FROM metrics WHERE component LIKE '%.VC[%'")" = 0 ] ||
+    fail "per-VC statistics under rr"
+[ "$(sqlite3 "$TMP/priority_s.db" "SELECT COUNT(*) FROM metrics WHERE component LIKE 'PCIe.VC[%'")" -gt 0 ] ||
+    fail "no per-VC statistics under priority_s"
 O=$TMP/pcie
 "$bin" study pcie-fig4.10 --size small --out "$O" -j 2 --quiet >"$OUT" 2>"$ERR"
 rc=$?
