@@ -38,11 +38,11 @@ rc=$?
 [ $rc = 0 ] || fail "pcie-fig4.10 exited $rc"
 expect_in "$OUT" "112 points: 112 run, 0 reused,"
 expect_in "$OUT" "0 failed, 0 missing"
-for f in pcie-fig4 pcie-fig4-task1 pcie-fig4-task2 pcie-fig4-absolute; do
+for f in pcie-fig4.10 pcie-fig4.10-task1 pcie-fig4.10-task2 pcie-fig4.10-absolute; do
     [ -s "$O/$f.png" ] && [ -s "$O/$f.csv" ] || fail "$f outputs"
 done
 expect_in "$O/report.md" "| priority_s mean | 1.08 |"
-/usr/bin/python3 - "$O/pcie-fig4-figure.csv" <<'PY' || fail "Priority_S not ahead of RR"
+/usr/bin/python3 - "$O/pcie-fig4.10-figure.csv" <<'PY' || fail "Priority_S not ahead of RR"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 ps = [float(r['value']) for r in rows
