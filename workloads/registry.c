@@ -29,6 +29,18 @@ static const mgs_workload *const external[] = {
     NULL
 };
 
+/* Harnesses (list_harness.def): found by name only. */
+#define X(name) extern const mgs_workload wl_##name;
+#include "workloads/list_harness.def"
+#undef X
+
+static const mgs_workload *const harness[] = {
+#define X(name) &wl_##name,
+#include "workloads/list_harness.def"
+#undef X
+    NULL
+};
+
 size_t wl_count(void)
 {
     return sizeof table / sizeof table[0] - 1;
@@ -57,6 +69,9 @@ const mgs_workload *wl_find(const char *name)
     for (size_t i = 0; i < wl_external_count(); i++)
         if (!strcmp(external[i]->name, name))
             return external[i];
+    for (size_t i = 0; harness[i]; i++)
+        if (!strcmp(harness[i]->name, name))
+            return harness[i];
     return NULL;
 }
 

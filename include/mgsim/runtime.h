@@ -196,4 +196,45 @@ int mgs_rt_trace_open(mgs_rt *rt, const char *path,
                       const mgs_rt_trace_options *o);
 int mgs_rt_trace_close(mgs_rt *rt, uint64_t *recorded, uint64_t *dropped);
 
+/* ---- Recorded programs and the two-tenant harness ------------------
+** (seed 002 §4.3.5; docs/pcie-scheduling.md). Timing mode with
+** platform.copy_timing = dma only.
+** mgs_rt_record_begin(rt, gpu): from now on the host program's GPU k is
+** GPU gpu + k (mgs_malloc and launches), frees keep their memory, and
+** every timed copy and launch is also recorded, until mgs_rt_record_end
+** hands the program over (the caller frees it with mgs_program_free).
+** mgs_rt_tenants runs the n programs (each on its own GPU) as tenants:
+** each one alone for window_ps of simulated time, then all at once for
+** window_ps, every program relaunched (copies, kernels, copies) until the
+** window is over; every iteration's output is compared with the recorded
+** run's. Task qos (or -1: none) is the QoS task under pcie.arbitration =
+** qos: its copies' deadline is pcie.qos_deadline_factor times their time
+** alone. Statistics "Tenants.Task[i]": milli_iterations (alone: solo_),
+** verify_failures, copies, deadline_misses; "Tenants": remaps,
+** promotions. MGS_EVERIFY if an iteration's output differed. */
+typedef struct mgs_program mgs_program;
+int mgs_rt_record_begin(mgs_rt *rt, int gpu);
+int mgs_rt_record_end(mgs_rt *rt, mgs_program **out);
+void mgs_program_free(mgs_program *p);
+uint64_t mgs_program_copy_bytes(const mgs_program *p);
+typedef struct mgs_tenant_result {
+    uint64_t solo_milli_iterations;  /* x1000, alone in the window */
+    uint64_t milli_iterations;       /* x1000, together */
+    uint64_t verify_failures;
+    uint64_t copies, qos_copies, deadline_misses;
+} mgs_tenant_result;
+int mgs_rt_tenants(mgs_rt *rt, mgs_program *const *progs, int n, int qos,
+                   uint64_t window_ps, mgs_tenant_result *res);
+
+/* Asynchronous copies (timing mode, platform.copy_timing = dma): the copy
+** is queued on its GPU and runs at the next synchronisation (mgs_synchronize,
+** a synchronous copy, a free, ...) together with the other GPUs' queued
+** copies and with the launches made after it (queued behind it on their
+** GPU), so copies and kernels of different GPUs overlap in simulated time
+** and each GPU keeps its order. src (h2d) must stay valid and dst (d2h)
+** is written only by then. A copy whose device range is not on one GPU,
+** and every copy in emu mode or with instant copies, is synchronous. */
+int mgs_memcpy_h2d_async(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n);
+int mgs_memcpy_d2h_async(mgs_rt *rt, void *dst, mgs_dptr src, size_t n);
+
 #endif

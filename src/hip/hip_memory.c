@@ -20,8 +20,13 @@
 **   host    anything else: ordinary host memory.
 ** Copies classify both pointers; an explicit hipMemcpyKind must agree with
 ** the classes (a host pointer where the kind says device is
-** hipErrorInvalidValue, never a wild host access). All copies are
-** synchronous; the Async variants run in stream order by running at once.
+** hipErrorInvalidValue, never a wild host access). Copies are
+** synchronous, except hipMemcpyAsync between a host buffer and device
+** memory: it is queued on the runtime (mgs_memcpy_*_async) and runs at the
+** next blocking call together with the other GPUs' queued copies and the
+** launches made after it, so copies and kernels of different devices
+** overlap; each device keeps its order (streams of one device are one
+** queue). Its host buffer must stay valid until then, as in HIP.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -324,8 +329,9 @@ static const char *kind_name(hipMemcpyKind k)
 }
 
 /* The copy engine behind every memcpy variant. */
-static hipError_t copy(void *dst, const void *src, size_t n,
-                       hipMemcpyKind kind, const char *call)
+/* async: hipMemcpyAsync (a host-device copy is queued, see below). */
+static hipError_t copy_as(void *dst, const void *src, size_t n,
+                          hipMemcpyKind kind, const char *call, bool async)
 {
     if ((unsigned)kind > (unsigned)hipMemcpyDefault)
         return mhip_fail(hipErrorInvalidMemcpyDirection, call,
@@ -355,10 +361,17 @@ static hipError_t copy(void *dst, const void *src, size_t n,
                              "source %p is not a %s pointer (%s)", src,
                              src_dev ? "device" : "host", kind_name(kind));
     }
-    if ((e = mhip_sync_all())) return e;
     int rc = MGS_OK;
     mgs_rt *rt = mhip_g.rt;
-    if (dc == PTR_DEVICE && sc == PTR_DEVICE) {
+    if (async && dc == PTR_DEVICE && sc == PTR_HOST) {
+        rc = mgs_memcpy_h2d_async(rt, (uintptr_t)dst, src, n);
+        mhip_g.counts.h2d_bytes += n;
+    } else if (async && sc == PTR_DEVICE && dc == PTR_HOST) {
+        rc = mgs_memcpy_d2h_async(rt, dst, (uintptr_t)src, n);
+        mhip_g.counts.d2h_bytes += n;
+    } else if ((e = mhip_sync_all())) {
+        return e;
+    } else if (dc == PTR_DEVICE && sc == PTR_DEVICE) {
         rc = mgs_memcpy_d2d(rt, (uintptr_t)dst, (uintptr_t)src, n);
         mhip_g.counts.d2d_bytes += n;
     } else if (dc == PTR_DEVICE) {
@@ -372,6 +385,12 @@ static hipError_t copy(void *dst, const void *src, size_t n,
     }
     if (rc) return mhip_fail(mhip_from_mgs(rc), call, "%s", mgs_error_msg());
     return hipSuccess;
+}
+
+static hipError_t copy(void *dst, const void *src, size_t n,
+                       hipMemcpyKind kind, const char *call)
+{
+    return copy_as(dst, src, n, kind, call, false);
 }
 
 hipError_t mhip_alloc_record(mhip_mem_kind kind, size_t size,
@@ -423,7 +442,7 @@ hipError_t hipMemcpyAsync(void *dst, const void *src, size_t n,
     if (!mhip_stream_valid(stream))
         return mhip_fail(hipErrorInvalidHandle, "hipMemcpyAsync",
                          "invalid stream");
-    return copy(dst, src, n, k, "hipMemcpyAsync");
+    return copy_as(dst, src, n, k, "hipMemcpyAsync", true);
 }
 
 hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t n)

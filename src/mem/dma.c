@@ -176,11 +176,17 @@ static bool drain_all(dma_engine *d)
     return p;
 }
 
-/* Queues m toward the given space (its route picks the port). */
+/* Queues m toward the given space (its route picks the port). A request
+** to the host carries its PCIe traffic class, TC = N_T * ID_D + ID_T with
+** N_T = 2, ID_T = 0 (seed 002 Eq. 4.1); assumed: ID_D is this engine's GPU
+** in both directions (the GPU the transfer serves), so a task's h2d and
+** d2h traffic share its classes. */
 static void send_to(dma_engine *d, dma_space space, mem_msg *m)
 {
     assert(d->have_device_route && "dma device route not set");
     if (space == DMA_SPACE_HOST) {
+        m->flags |= MEM_F_TC;
+        m->tc = (uint8_t)(2 * (uint32_t)d->cfg.gpu);
         m->base.dst = mem_route_lookup(&d->host_route, m->addr);
         fifo_push(&d->q_host, m);
     } else {

@@ -139,6 +139,7 @@ mem_msg *mem_msg_response(mem_pool *p, const mem_msg *req)
     r->flags = req->flags;
     r->pid = req->pid;
     r->gpu = req->gpu;
+    r->tc = req->flags & MEM_F_TC ? (uint8_t)(req->tc | 1) : 0;
     r->origin = req->origin;
     r->issue_time = req->issue_time;
     r->req = (mem_msg *)req;

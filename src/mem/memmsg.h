@@ -82,6 +82,7 @@ typedef enum mem_msg_type {
 #define MEM_F_NOALLOC    (1u << 7)  /* write: a write-back cache that misses
                                        sends it below without allocating
                                        (a DMA copy writing memory) */
+#define MEM_F_TC         (1u << 8)  /* tc holds a PCIe traffic class */
 
 typedef struct mem_msg {
     sim_msg base;          /* FIRST; base.type is a mem_msg_type */
@@ -98,6 +99,11 @@ typedef struct mem_msg {
                               all ones = whole access */
     uint16_t atomic_op;    /* ATOMIC: a gcn_op atomic opcode */
     uint8_t atomic_size;   /* ATOMIC: 4 or 8 */
+    uint8_t tc;            /* MEM_F_TC: PCIe traffic class N_T * ID_D +
+                              ID_T (seed 002 Eq. 4.1: N_T = 2, ID_D the
+                              destination GPU, ID_T 0 request / 1
+                              response); a response gets its request's
+                              class with ID_T = 1 */
     uint64_t atomic_src;   /* ATOMIC: operand */
     uint64_t atomic_cmp;   /* ATOMIC: compare value (cmpswap) */
     mgs_time issue_time;   /* ps: when the requester issued it (latency) */

@@ -211,9 +211,14 @@ static sim_msg *slot_head(const noc_net *n, noc_node *x, uint32_t s)
 /* The input slot (round robin from rr[o]) whose head is ready, routed to
 ** output o of node x, and has a credit in its class on o; -1 if none.
 ** *credit_blocked tells whether some ready head lacked only the credit. */
+static int arbitrate_prio(noc_net *n, noc_node *x, uint32_t o,
+                          bool *credit_blocked);
+
 static int arbitrate(noc_net *n, noc_node *x, uint32_t o,
                      bool *credit_blocked)
 {
+    if (n->prio && !x->endpoint)
+        return arbitrate_prio(n, x, o, credit_blocked);
     const mgs_time t = now_of(n);
     const uint32_t ncls = n->nclasses;
     const uint32_t nlink = x->nports * ncls;
@@ -241,6 +246,45 @@ static int arbitrate(noc_net *n, noc_node *x, uint32_t o,
         return (int)s;
     }
     return -1;
+}
+
+/* Strict priority at a switch (noc_set_priority): among the ready heads
+** routed to o that have a credit, the oldest one waiting starve_ps or
+** more, else the highest class, ties in round-robin order from rr[o]. */
+static int arbitrate_prio(noc_net *n, noc_node *x, uint32_t o,
+                          bool *credit_blocked)
+{
+    const mgs_time t = now_of(n);
+    const uint32_t ncls = n->nclasses;
+    const uint32_t nslots = x->nports * ncls;
+    const noc_chan *oc = o < x->nports ? x->out[o] : NULL;
+    const mgs_time starve = n->prio->starve_ps;
+    int best = -1, old = -1;
+    uint32_t best_cls = 0;
+    mgs_time old_ready = 0;
+    uint32_t s = x->rr[o] < nslots ? x->rr[o] : 0;
+    for (uint32_t k = 0; k < nslots; k++, s = s + 1 == nslots ? 0 : s + 1) {
+        const noc_vc *v = &x->in[s / ncls]->vc[s % ncls];
+        if (!v->count)
+            continue;
+        const noc_pkt *h = &v->ring[v->head];
+        if (h->out != o || h->ready > t)
+            continue;
+        if (oc && oc->vc[v->cls].count == oc->cfg.credits) {
+            *credit_blocked = true;
+            continue;
+        }
+        if (t - h->ready >= starve && (old < 0 || h->ready < old_ready)) {
+            old = (int)s;
+            old_ready = h->ready;
+        }
+        if (best < 0 || v->cls > best_cls) {
+            best = (int)s;
+            best_cls = v->cls;
+        }
+    }
+    n->prio->last_starved = old >= 0 && old != best;
+    return old >= 0 ? old : best;
 }
 
 /* Removes the head of input slot s of x (returning its credit upstream). */
@@ -293,6 +337,13 @@ static void transmit(noc_net *n, noc_node *x, uint32_t o, uint32_t s)
     stat_hist_sample(c->qdelay, t - p.ready);
     stat_tavg_set(c->util, t, 1);
     stat_tavg_set(c->util, t + ser, 0);
+    if (n->prio && !x->endpoint) {
+        noc_prio *pr = n->prio;
+        stat_inc(pr->messages[p.cls]);
+        stat_addn(pr->qdelay[p.cls], t - p.ready);
+        if (pr->last_starved)
+            stat_inc(pr->starved[p.cls]);
+    }
 
     noc_node *y = c->to;
     noc_vc *v = &c->vc[p.cls];
@@ -382,9 +433,34 @@ static void net_handle(sim_comp *comp, sim_event *ev)
     }
 }
 
+/* Control messages: applied, then returned to their sender. */
+static void ctrl_drain(noc_net *n)
+{
+    noc_prio *pr = n->prio;
+    if (pr->ack) {
+        if (port_send(&pr->ctrl, pr->ack) != MGS_OK)
+            return;
+        pr->ack = NULL;
+    }
+    sim_msg *m;
+    while ((m = port_retrieve(&pr->ctrl))) {
+        if (pr->fn)
+            pr->fn(m, pr->ud);
+        m->dst = m->src;
+        if (port_send(&pr->ctrl, m) != MGS_OK) {
+            pr->ack = m;     /* notify_port_free resumes */
+            return;
+        }
+    }
+}
+
 static void net_notify_recv(sim_comp *comp, sim_port *p)
 {
     noc_net *n = (noc_net *)comp;
+    if (n->prio && p == &n->prio->ctrl) {
+        ctrl_drain(n);
+        return;
+    }
     noc_node *x = node_of_host(p);
     const sim_msg *m = port_peek(p);
     if (m)
@@ -393,15 +469,21 @@ static void net_notify_recv(sim_comp *comp, sim_port *p)
 
 static void net_notify_port_free(sim_comp *comp, sim_port *p)
 {
+    noc_net *n = (noc_net *)comp;
+    if (n->prio && p == &n->prio->ctrl) {
+        ctrl_drain(n);
+        return;
+    }
     noc_node *x = node_of_host(p);
     x->eject_blocked = false;
-    wake_eject((noc_net *)comp, x);
+    wake_eject(n, x);
 }
 
 static bool net_busy(const sim_comp *comp)
 {
     const noc_net *n = (const noc_net *)comp;
-    if (n->in_flight)
+    if (n->in_flight || (n->prio && (n->prio->ack ||
+                                     port_occupancy(&n->prio->ctrl))))
         return true;
     for (uint32_t i = 0; i < n->nnodes; i++)
         if (n->nodes[i]->endpoint && port_occupancy(&n->nodes[i]->host))
@@ -482,6 +564,50 @@ int noc_set_classes(noc_net *n, uint32_t nclasses, noc_class_fn fn,
     n->classify = fn;
     n->classify_ud = ud;
     return MGS_OK;
+}
+
+int noc_set_priority(noc_net *n, mgs_time starve_ps, noc_ctrl_fn fn,
+                     void *ud)
+{
+    if (n->nlinks || n->prio)
+        return mgs_error_set(MGS_EINVAL, "%s: priority arbitration must be "
+                             "set once, before the first link",
+                             n->base.name);
+    noc_prio *pr = MGS_NEW(noc_prio);
+    pr->starve_ps = starve_ps;
+    pr->fn = fn;
+    pr->ud = ud;
+    port_init(&pr->ctrl, &n->base, "ctrl", 4);
+    static const char *const metric[3] = {"messages", "queue_delay_ps",
+                                          "starvation_grants"};
+    static const char *const unit[3] = {"count", "ps", "count"};
+    stat_counter **dst[3] = {pr->messages, pr->qdelay, pr->starved};
+    for (uint32_t v = 0; v < 8; v++) {
+        char comp[96];
+        snprintf(comp, sizeof comp, "%s.VC[%u]", n->base.name, v);
+        for (int k = 0; k < 3; k++)
+            dst[k][v] = n->stats && v < n->nclasses
+                            ? stat_counter_add(n->stats, comp, metric[k],
+                                               unit[k])
+                            : &pr->own[k][v];
+    }
+    n->prio = pr;
+    return MGS_OK;
+}
+
+sim_port *noc_ctrl_port(noc_net *n)
+{
+    return n->prio ? &n->prio->ctrl : NULL;
+}
+
+void noc_vc_get_stats(const noc_net *n, uint32_t vc, noc_vc_stats *out)
+{
+    *out = (noc_vc_stats){0};
+    if (!n->prio || vc >= 8)
+        return;
+    out->messages = n->prio->messages[vc]->value;
+    out->queue_delay_ps = n->prio->qdelay[vc]->value;
+    out->starvation_grants = n->prio->starved[vc]->value;
 }
 
 static noc_node *node_new(noc_net *n, const char *kind, long index,
@@ -727,6 +853,10 @@ void noc_net_free(noc_net *n)
         free(x);
     }
     free(n->nodes);
+    if (n->prio) {
+        port_fini(&n->prio->ctrl);
+        free(n->prio);
+    }
     comp_fini(&n->base);
     free(n);
 }

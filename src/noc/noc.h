@@ -110,6 +110,30 @@ typedef uint32_t (*noc_class_fn)(const sim_msg *m, void *ud);
 int noc_set_classes(noc_net *n, uint32_t nclasses, noc_class_fn fn,
                     void *ud);
 
+/* Strict-priority virtual-channel arbitration at the switches (the PCIe
+** scheduling of seed 002 §4.3.3.2; docs/pcie-scheduling.md). With it, each
+** switch output serves, among the input heads that are ready and have a
+** credit, the one of the highest class (class = VC; VC nclasses-1 is the
+** highest), ties in round-robin order; but a head that has waited at least
+** starve_ps since it became ready is served first (the oldest such head):
+** the anti-starvation threshold. Endpoints keep round robin. Without this
+** call every output is round robin (the default, and the fast path).
+** The net then has a control port (noc_ctrl_port, plug it to a
+** connection): every message arriving there is given to fn(m, ud) (e.g. a
+** new TC-to-VC map for the classifier) and sent back to its sender as the
+** acknowledgement; the sender owns it. Per-VC statistics go to
+** "<net>.VC[v]": messages, queue_delay_ps (ready to start on the wire),
+** starvation_grants. Call after noc_set_classes, before the first link. */
+typedef void (*noc_ctrl_fn)(const sim_msg *m, void *ud);
+int noc_set_priority(noc_net *n, mgs_time starve_ps, noc_ctrl_fn fn,
+                     void *ud);
+sim_port *noc_ctrl_port(noc_net *n);
+/* Per-VC totals of a net with priority arbitration (zero otherwise). */
+typedef struct noc_vc_stats {
+    uint64_t messages, queue_delay_ps, starvation_grants;
+} noc_vc_stats;
+void noc_vc_get_stats(const noc_net *n, uint32_t vc, noc_vc_stats *out);
+
 /* Node ids are dense from 0 in creation order; endpoints and switches
 ** share the id space. Names are "<net>.<kind>[index]" (index < 0: none).
 ** Return the node id, or MGS_EINVAL (bad name). */

@@ -112,7 +112,22 @@ struct noc_net {
     uint32_t nclasses;    /* virtual channels per channel (>= 1) */
     noc_class_fn classify;
     void *classify_ud;
+    /* noc_set_priority: strict priority at the switches (NULL: round
+    ** robin everywhere). */
+    struct noc_prio *prio;
 };
+
+/* Strict-priority arbitration state (noc_set_priority). */
+typedef struct noc_prio {
+    mgs_time starve_ps;       /* anti-starvation threshold */
+    noc_ctrl_fn fn;
+    void *ud;
+    sim_port ctrl;            /* control port (maps in, acks out) */
+    sim_msg *ack;             /* an acknowledgement the port refused */
+    bool last_starved;        /* the last grant was an anti-starvation one */
+    stat_counter *messages[8], *qdelay[8], *starved[8];
+    stat_counter own[3][8];
+} noc_prio;
 
 /* route.c */
 int noc_route_compute_(noc_net *n);

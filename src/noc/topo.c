@@ -247,3 +247,32 @@ uint32_t noc_class_mem_coh(const sim_msg *m, void *ud)
         return NOC_CLASS_INV;
     return noc_class_mem_rsp(m, ud) ? NOC_CLASS_RSP : NOC_CLASS_REQ;
 }
+
+void noc_pcie_vcmap_default(noc_pcie_vcmap *m, uint32_t nvc)
+{
+    m->nvc = nvc < 1 ? 1 : nvc > 8 ? 8 : nvc;
+    for (uint32_t tc = 0; tc < NOC_PCIE_MAX_TC; tc++)
+        m->vc[tc] = (uint8_t)(tc % m->nvc);          /* seed 002 Eq. 4.2 */
+}
+
+uint32_t noc_class_pcie_tc(const sim_msg *m, void *ud)
+{
+    const noc_pcie_vcmap *map = ud;
+    if (m->type < MEM_READ || m->type >= MEM_MSG_TYPE_COUNT)
+        return 0;
+    const mem_msg *mm = (const mem_msg *)m;
+    if (!(mm->flags & MEM_F_TC) || mm->tc >= NOC_PCIE_MAX_TC)
+        return 0;
+    return map->vc[mm->tc];
+}
+
+void noc_pcie_vcmap_apply(const sim_msg *m, void *ud)
+{
+    noc_pcie_vcmap *map = ud;
+    if (m->type != NOC_VCMAP_SET)
+        return;
+    const noc_vcmap_msg *v = (const noc_vcmap_msg *)m;
+    for (uint32_t tc = 0; tc < NOC_PCIE_MAX_TC; tc++)
+        map->vc[tc] = v->map.vc[tc] < map->nvc ? v->map.vc[tc]
+                                                : (uint8_t)(map->nvc - 1);
+}

@@ -72,6 +72,27 @@ void noc_xbar_cfg_default(noc_xbar_cfg *cfg, uint32_t gpus, uint32_t mems);
 int noc_build_switch_complex(noc_net *n, const noc_xbar_cfg *cfg,
                              noc_topo *out);
 
+/* PCIe virtual channels (seed 002 §4.3.3, docs/pcie-scheduling.md): a
+** DMA engine labels its host-side requests with a traffic class
+** (mem_msg.tc, MEM_F_TC: TC = 2 * ID_D + ID_T), and the switches put a
+** message in VC map.vc[TC]; unlabelled traffic (RDMA, page migration)
+** uses VC 0. The default map is Eq. 4.2, VC = TC mod N_VC; the driver
+** replaces it with NOC_VCMAP_SET messages to the net's control port
+** (noc_set_priority(n, x, noc_pcie_vcmap_apply, &map)). */
+#define NOC_PCIE_MAX_TC 32      /* N_T = 2 packet types x 16 GPUs */
+typedef struct noc_pcie_vcmap {
+    uint32_t nvc;               /* N_VC, 1..8 */
+    uint8_t vc[NOC_PCIE_MAX_TC];
+} noc_pcie_vcmap;
+enum { NOC_VCMAP_SET = 420 };   /* sim_msg type of a noc_vcmap_msg */
+typedef struct noc_vcmap_msg {
+    sim_msg base;               /* FIRST; type NOC_VCMAP_SET */
+    noc_pcie_vcmap map;
+} noc_vcmap_msg;
+void noc_pcie_vcmap_default(noc_pcie_vcmap *m, uint32_t nvc);
+uint32_t noc_class_pcie_tc(const sim_msg *m, void *ud);   /* ud: the map */
+void noc_pcie_vcmap_apply(const sim_msg *m, void *ud);    /* ud: the map */
+
 /* Classifier for noc_set_classes(n, 2, noc_class_mem_rsp, NULL): class 1
 ** for memory-protocol responses (MEM_*_RSP and MEM_INV_ACK,
 ** src/mem/memmsg.h), class 0 for everything else, so responses never wait

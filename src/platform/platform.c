@@ -51,6 +51,7 @@ struct platform {
     um_migrator *um;
     um_pmc **pmcs;
     sim_conn *um_ctl;         /* UM.CtlLink: migrator <-> PMCs */
+    noc_pcie_vcmap vcmap;     /* TC -> VC of the host tree (priority) */
 };
 
 static const char *const type_names[] = {"discrete", "unified", "monolithic",
@@ -78,6 +79,8 @@ void platform_config_default(platform_config *c)
     c->with_dma = true;
     /* assumed: a DDR4 host memory access, ~100 ns (docs/platforms.md) */
     c->host_latency = 100 * MGS_PS_PER_NS;
+    c->pcie_vcs = 8;                     /* keys.def [pcie] */
+    c->pcie_starve_ps = 10000 * MGS_PS_PER_NS;
     c->shared_iommu = false;             /* a walker per GPU */
     c->iommu_walkers = 16;               /* keys.def mmu.iommu_walkers */
     c->iommu_queue = 64;                 /* keys.def mmu.iommu_queue */
@@ -141,6 +144,13 @@ void platform_config_from(platform_config *c, const mgs_config *k)
     c->link_latency = k->platform_link_latency;
     c->sm_bandwidth = k->platform_sm_bandwidth;
     c->with_dma = strcmp(k->platform_copy_timing, "instant") != 0;
+    static const char *const arb[] = {"rr", "priority_l", "priority_s",
+                                      "qos"};
+    for (uint8_t i = 0; i < 4; i++)
+        if (!strcmp(k->pcie_arbitration, arb[i]))
+            c->pcie_arbitration = i;
+    c->pcie_vcs = (uint32_t)k->pcie_vcs;
+    c->pcie_starve_ps = (mgs_time)k->pcie_starvation_cycles * c->gpu.period;
     c->copy_allocates_l2 = k->platform_copy_allocates_l2;
     c->host_latency = k->platform_host_latency;
     c->shared_iommu = k->mmu_shared_iommu;
@@ -307,6 +317,20 @@ static int view_write(void *ud, uint64_t off, const void *src, size_t n)
 
 /* ---- networks ------------------------------------------------------ */
 
+/* A host PCIe tree with a priority policy: pcie_vcs classes by TC and
+** strict-priority switches (before any link). */
+static void pcie_priority_setup(platform *p, noc_net *n)
+{
+    const platform_config *c = &p->cfg;
+    if (c->pcie_arbitration == PLATFORM_PCIE_RR || !c->with_dma)
+        return;
+    noc_pcie_vcmap_default(&p->vcmap, c->pcie_vcs);
+    if (noc_set_classes(n, c->pcie_vcs, noc_class_pcie_tc, &p->vcmap) ||
+        noc_set_priority(n, c->pcie_starve_ps, noc_pcie_vcmap_apply,
+                         &p->vcmap))
+        abort();              /* validated: 1..8 classes, before links */
+}
+
 /* Discrete / unified: the RDMA engines' outside ports on the network
 ** (routes are computed by the caller, after the host side is attached). */
 static void wire_rdma(platform *p, sim_engine *eng, stat_registry *st,
@@ -317,6 +341,7 @@ static void wire_rdma(platform *p, sim_engine *eng, stat_registry *st,
     int rc;
     if (c->net == PLATFORM_NET_PCIE) {
         p->net = noc_net_new(eng, "PCIe", st, 16);
+        pcie_priority_setup(p, p->net);
         noc_pcie_cfg pc;
         noc_pcie_cfg_default(&pc, c->pcie_version, c->ngpus);
         rc = noc_build_pcie(p->net, &pc, &topo);
@@ -440,6 +465,7 @@ static void wire_host(platform *p, sim_engine *eng, mem_pool *pool,
         *topo = *shared_topo;
     } else {
         p->host_net = noc_net_new(eng, "HostPCIe", st, 16);
+        pcie_priority_setup(p, p->host_net);
         if (noc_build_pcie(p->host_net, pc, topo))
             abort();          /* validated: version 3..6, bandwidth > 0 */
     }
@@ -485,6 +511,8 @@ static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
     cc.period = c->gpu.period;
     conn_config_set_latency_cycles(&cc, 1);
     p->dma_cmd = conn_new(eng, "DMACmd", &cc, st);
+    if (host && noc_ctrl_port(p->host_net))
+        conn_plug(p->dma_cmd, noc_ctrl_port(p->host_net));
     mgs_time rtt = 2 * (3 * pc.link_latency + 2 * pc.switch_latency) +
                    c->host_latency;
     p->dmas = mgs_xcalloc(n, sizeof *p->dmas);
@@ -795,3 +823,8 @@ void platform_plug_dma_driver(platform *p, sim_port *driver_port)
 }
 
 noc_net *platform_host_net(platform *p) { return p->host_net; }
+
+sim_port *platform_pcie_ctrl(platform *p)
+{
+    return p->host_net ? noc_ctrl_port(p->host_net) : NULL;
+}

@@ -87,6 +87,14 @@ typedef struct platform_config {
     bool with_dma;            /* DMA engines, host memory, host PCIe */
     bool copy_allocates_l2;   /* copies' device writes fill the L2 */
     mgs_time host_latency;    /* host memory access, ps */
+    /* PCIe scheduling of the host tree ([pcie] keys,
+    ** docs/pcie-scheduling.md): pcie_arbitration PLATFORM_PCIE_RR (round
+    ** robin, one class) or one of the priority policies (pcie_vcs virtual
+    ** channels, strict priority with anti-starvation after pcie_starve_ps
+    ** at the switches; the driver ranks the tasks). */
+    uint8_t pcie_arbitration;
+    uint32_t pcie_vcs;
+    mgs_time pcie_starve_ps;
     /* One IOMMU for all GPU models at the host end of the host PCIe tree
     ** (seed 002 Table 5.1) instead of a walker per GPU: every L2 TLB
     ** reaches it over PCIe; it walks with gpu.mmu's levels and latency,
@@ -153,6 +161,12 @@ dma_engine *platform_dma(platform *p, uint32_t i);
 /* Plugs the driver's command port into the connection of every DMA
 ** engine's ctrl port (with_dma only). */
 void platform_plug_dma_driver(platform *p, sim_port *driver_port);
+/* pcie.arbitration values. */
+enum { PLATFORM_PCIE_RR = 0, PLATFORM_PCIE_PRIORITY_L,
+       PLATFORM_PCIE_PRIORITY_S, PLATFORM_PCIE_QOS };
+/* The host tree's control port for TC-to-VC maps (noc_vcmap_msg), on the
+** DMA command connection; NULL under round robin or without a host link. */
+sim_port *platform_pcie_ctrl(platform *p);
 /* The network carrying host traffic (the PCIe tree; NULL without
 ** with_dma): platform_net_of(p) itself when RDMA shares it. */
 noc_net *platform_host_net(platform *p);

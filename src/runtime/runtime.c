@@ -55,6 +55,7 @@
 #include "mgsim/errors.h"
 #include "platform/gpu_build.h"
 #include "runtime/devmem.h"
+#include "runtime/record.h"
 #include "runtime/timing.h"
 #include "util/interrupt.h"
 #include "runtime/trace.h"
@@ -101,6 +102,13 @@ struct mgs_rt {
     ** (they must outlive the dispatch). */
     struct launch_bufs *pending;
     size_t npending, pending_cap;
+    /* mgs_rt_record_begin: the program being recorded (record.h) and the
+    ** GPU its GPU 0 is. */
+    mgs_program *rec;
+    /* Asynchronous copies (mgs_memcpy_*_async) and the launches queued
+    ** behind them, per GPU, run at the next synchronisation. */
+    mgs_program *async[16];
+    bool any_async;
 };
 
 /* Timing mode: waits for every posted launch (no-op otherwise). */
@@ -120,12 +128,16 @@ static bool copies_timed(const mgs_rt *rt)
 ** (MGPU-SM): the CPU and the GPUs share the same memory (seed 000 §5), so
 ** a host copy is a hand-off that costs no simulated time
 ** (docs/platforms.md, "Host copies"). */
+static const char *platform_type_of(const mgs_rt *rt)
+{
+    return rt->opt.platform ? rt->opt.platform
+           : rt->opt.config ? rt->opt.config->platform_type
+                            : "discrete";
+}
+
 static bool host_copies_timed(const mgs_rt *rt)
 {
-    const char *type = rt->opt.platform ? rt->opt.platform
-                       : rt->opt.config ? rt->opt.config->platform_type
-                                        : "discrete";
-    return copies_timed(rt) && strcmp(type, "shared") != 0;
+    return copies_timed(rt) && strcmp(platform_type_of(rt), "shared") != 0;
 }
 
 void mgs_rt_options_default(mgs_rt_options *o)
@@ -295,6 +307,8 @@ void mgs_rt_free(mgs_rt *rt)
         module_free(m);
     }
     sim_trace_close(rt->trace, NULL, NULL);
+    for (int g = 0; g < 16; g++)
+        mgs_program_free(rt->async[g]);
     mgs_timing_free(rt->timing);  /* before the devmem it borrows */
     free(rt->pending);            /* the ranges go with the devmem */
     mgs_devmem_destroy(&rt->mem);
@@ -343,6 +357,8 @@ int mgs_malloc(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out)
 {
     if (gpu < MGS_GPU_ALL)
         return mgs_error_set(MGS_EINVAL, "malloc on GPU %d: no such GPU", gpu);
+    if (rt->rec && gpu >= 0)
+        gpu += rt->rec->gpu;
     return mgs_devmem_alloc_mapped(&rt->mem, gpu, size,
                                    buffer_mapping(rt, gpu, false), out);
 }
@@ -395,6 +411,8 @@ static int free_range(mgs_rt *rt, mgs_dptr p)
 int mgs_free(mgs_rt *rt, mgs_dptr p)
 {
     int rc = timing_sync(rt);
+    if (rt->rec)
+        return rc;            /* recording: the replays use it */
     return rc ? rc : free_range(rt, p);
 }
 
@@ -408,6 +426,8 @@ static int timed_copy(mgs_rt *rt, mgs_timing_copy_kind kind, uint64_t dst,
     mgs_timing_copy_result r;
     rc = mgs_timing_copy(rt->timing, kind, dst, src, n, &r);
     rt->totals.copy_time_ps += r.time;
+    if (rt->rec && !rc)
+        mgs_program_add_copy(rt->rec, kind, dst, src, n);
     if (rt->trace && !rc) {
         static const char *names[] = {"copy h2d", "copy d2h", "copy d2d"};
         char args[64];
@@ -833,12 +853,21 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
     return MGS_OK;
 }
 
+static int async_flush(mgs_rt *rt);
+
 static int timing_sync(mgs_rt *rt)
 {
     if (!rt->timing)
         return MGS_OK;
     mgs_timing_result res;
-    int rc = mgs_timing_sync(rt->timing, &res);
+    int rc = async_flush(rt);
+    if (rc) {
+        for (size_t i = 0; i < rt->npending; i++)
+            free_bufs_after(rt, &rt->pending[i], false);
+        rt->npending = 0;
+        return rc;
+    }
+    rc = mgs_timing_sync(rt->timing, &res);
     if (rt->trace && !rc) {
         mgs_time end = mgs_timing_now(rt->timing);
         sim_trace_launches_done(rt->trace, end - res.sim_time, end);
@@ -894,7 +923,8 @@ static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
     /* bufs are ours on every path: freed here before they are pending,
     ** by timing_sync after (so an error of the sync frees them once). */
     int rc = timing_ensure(rt);
-    if (!rc && mgs_timing_would_block(rt->timing, gpu))
+    if (!rc && (mgs_timing_would_block(rt->timing, gpu) ||
+                (rt->any_async && gpu < 0)))
         rc = timing_sync(rt);
     if (!rc)
         rc = mgs_timing_post(rt->timing, gpu, el);
@@ -904,6 +934,25 @@ static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
     }
     if (rt->trace)
         sim_trace_launch(rt->trace, el->dispatch_id, el->prog->kernel->name);
+    if (rt->rec) {            /* its buffers stay for the replays */
+        mgs_program_add_launch(rt->rec, el);
+        rt->totals.kernels++;
+        return timing_sync(rt);
+    }
+    if (rt->any_async && gpu >= 0) {
+        /* behind the queued copies: runs with them at the next sync */
+        if (!rt->async[gpu])
+            rt->async[gpu] = mgs_program_new(gpu);
+        mgs_program_add_launch(rt->async[gpu], el);
+        rt->totals.kernels++;
+        if (rt->npending == rt->pending_cap) {
+            rt->pending_cap = rt->pending_cap ? 2 * rt->pending_cap : 16;
+            rt->pending = mgs_xrealloc(rt->pending, rt->pending_cap *
+                                                        sizeof *rt->pending);
+        }
+        rt->pending[rt->npending++] = *bufs;
+        return MGS_OK;
+    }
     if (rt->npending == rt->pending_cap) {
         rt->pending_cap = rt->pending_cap ? 2 * rt->pending_cap : 16;
         rt->pending = mgs_xrealloc(rt->pending,
@@ -916,9 +965,13 @@ static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
     return concurrent ? MGS_OK : timing_sync(rt);
 }
 
-int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l)
+int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l0)
 {
     const gcn_kernel *gk = k->k;
+    mgs_launch lr = *l0;      /* recording: the program's GPUs moved */
+    if (rt->rec && lr.gpu >= 0)
+        lr.gpu += rt->rec->gpu;
+    const mgs_launch *l = &lr;
     if (l->gpu < MGS_GPU_ALL || l->gpu >= rt->opt.num_gpus)
         return mgs_error_set(MGS_EINVAL, "launch of %s on GPU %d: only %d GPU(s)",
                              gk->name, l->gpu, rt->opt.num_gpus);
@@ -1101,4 +1154,188 @@ void mgs_rt_set_launch_hook(mgs_rt *rt, mgs_launch_hook fn, void *user)
 {
     rt->hook = fn;
     rt->hook_user = user;
+}
+
+/* ---- recorded programs and tenants (runtime.h, record.h) ---- */
+
+int mgs_rt_record_begin(mgs_rt *rt, int gpu)
+{
+    if (rt->rec)
+        return mgs_error_set(MGS_EINVAL, "record: already recording");
+    if (!host_copies_timed(rt))
+        return mgs_error_set(MGS_ECONFIG, "record: needs timing mode with "
+                             "platform.copy_timing = dma and a host link");
+    if (gpu < 0 || gpu >= rt->opt.num_gpus)
+        return mgs_error_set(MGS_EINVAL, "record: GPU %d of %d", gpu,
+                             rt->opt.num_gpus);
+    int rc = timing_ensure(rt);
+    if (!rc)
+        rc = timing_sync(rt);
+    if (!rc)
+        rt->rec = mgs_program_new(gpu);
+    return rc;
+}
+
+int mgs_rt_record_end(mgs_rt *rt, mgs_program **out)
+{
+    *out = NULL;
+    if (!rt->rec)
+        return mgs_error_set(MGS_EINVAL, "record: not recording");
+    int rc = timing_sync(rt);
+    *out = rt->rec;
+    rt->rec = NULL;
+    return rc;
+}
+
+static void tenant_stat(mgs_rt *rt, int task, const char *metric,
+                        const char *unit, uint64_t v)
+{
+    if (!rt->opt.stats)
+        return;
+    char comp[32] = "Tenants";
+    if (task >= 0)
+        snprintf(comp, sizeof comp, "Tenants.Task[%d]", task);
+    stat_addn(stat_counter_add(rt->opt.stats, comp, metric, unit), v);
+}
+
+int mgs_rt_tenants(mgs_rt *rt, mgs_program *const *progs, int n, int qos,
+                   uint64_t window_ps, mgs_tenant_result *res)
+{
+    if (n < 1 || n > 16 || !rt->timing)
+        return mgs_error_set(MGS_EINVAL, "tenants: %d programs (1..16), "
+                             "recorded in timing mode", n);
+    int rc = timing_sync(rt);
+    mgs_timing_task tasks[16];
+    mgs_timing_task_result r[16];
+    mgs_time *alone[16] = {NULL};
+    uint32_t factor = rt->opt.config
+                          ? (uint32_t)rt->opt.config->pcie_qos_deadline_factor
+                          : 3;
+    memset(res, 0, (size_t)n * sizeof *res);
+    for (int i = 0; i < n; i++) {
+        alone[i] = mgs_xcalloc(progs[i]->nops ? progs[i]->nops : 1,
+                               sizeof *alone[i]);
+        tasks[i] = (mgs_timing_task){
+            .gpu = progs[i]->gpu, .ops = progs[i]->ops,
+            .nops = progs[i]->nops, .host = mgs_program_host,
+            .ud = progs[i], .deadline_factor = factor};
+    }
+    /* Each alone (its copy times are the QoS task's uncontended ones). */
+    for (int i = 0; i < n && !rc; i++) {
+        mgs_timing_task solo = tasks[i];
+        solo.op_time = alone[i];
+        rc = mgs_timing_replay(rt->timing, &solo, 1, window_ps, &r[i]);
+        if (!rc) {
+            res[i].solo_milli_iterations = r[i].milli_iterations;
+            res[i].verify_failures += r[i].verify_failures;
+        }
+    }
+    for (int i = 0; i < n && !rc; i++) {
+        tasks[i].qos = i == qos;
+        tasks[i].uncontended = alone[i];
+    }
+    if (!rc)
+        rc = mgs_timing_replay(rt->timing, tasks, (uint32_t)n, window_ps, r);
+    for (int i = 0; i < n && !rc; i++) {
+        res[i].milli_iterations = r[i].milli_iterations;
+        res[i].verify_failures += r[i].verify_failures;
+        res[i].copies = r[i].copies;
+        res[i].qos_copies = r[i].qos_copies;
+        res[i].deadline_misses = r[i].deadline_misses;
+        tenant_stat(rt, i, "milli_iterations", "count",
+                    res[i].milli_iterations);
+        tenant_stat(rt, i, "solo_milli_iterations", "count",
+                    res[i].solo_milli_iterations);
+        tenant_stat(rt, i, "verify_failures", "count",
+                    res[i].verify_failures);
+        tenant_stat(rt, i, "copies", "count", res[i].copies);
+        tenant_stat(rt, i, "deadline_misses", "count",
+                    res[i].deadline_misses);
+    }
+    if (!rc) {
+        uint64_t remaps, promotions;
+        mgs_timing_pcie_counts(rt->timing, &remaps, &promotions);
+        tenant_stat(rt, -1, "remaps", "count", remaps);
+        tenant_stat(rt, -1, "promotions", "count", promotions);
+    }
+    for (int i = 0; i < n; i++)
+        free(alone[i]);
+    for (int i = 0; i < n && !rc; i++)
+        if (res[i].verify_failures)
+            rc = mgs_error_set(MGS_EVERIFY, "tenants: task %d: %llu "
+                               "iteration(s) produced output that differs "
+                               "from the recorded run", i,
+                               (unsigned long long)res[i].verify_failures);
+    return rc;
+}
+
+/* ---- asynchronous copies (runtime.h) ---- */
+
+/* Runs the queued asynchronous copies and launches: one task per GPU, all
+** at once (mgs_timing_replay, one iteration each). */
+static int async_flush(mgs_rt *rt)
+{
+    if (!rt->any_async)
+        return MGS_OK;
+    mgs_timing_task tasks[16];
+    mgs_timing_task_result res[16];
+    uint32_t n = 0;
+    for (int g = 0; g < 16; g++)
+        if (rt->async[g] && rt->async[g]->nops)
+            tasks[n++] = (mgs_timing_task){.gpu = g, .ops = rt->async[g]->ops,
+                                           .nops = rt->async[g]->nops};
+    mgs_time t0 = mgs_timing_now(rt->timing);
+    int rc = n ? mgs_timing_replay(rt->timing, tasks, n, 0, res) : MGS_OK;
+    rt->totals.copy_time_ps += mgs_timing_now(rt->timing) - t0;
+    for (int g = 0; g < 16; g++) {
+        mgs_program_free(rt->async[g]);
+        rt->async[g] = NULL;
+    }
+    rt->any_async = false;
+    return rc;
+}
+
+static int async_copy(mgs_rt *rt, mgs_timing_copy_kind kind, uint64_t dst,
+                      uint64_t src, size_t n)
+{
+    mgs_dptr dev = kind == MGS_TIMING_H2D ? dst : src;
+    int gpu = n ? mgs_devmem_gpu_of(&rt->mem, dev) : -1;
+    uint64_t page = rt->mem.page_size;
+    for (uint64_t a = dev & ~(page - 1); gpu >= 0 && a < dev + n; a += page)
+        if (mgs_devmem_gpu_of(&rt->mem, a < dev ? dev : a) != gpu)
+            gpu = -1;
+    /* monolithic: every GPU index is the one GPU model (one queue) */
+    if (!strcmp(platform_type_of(rt), "monolithic") && rt->opt.num_gpus > 1)
+        gpu = -1;
+    if (!host_copies_timed(rt) || rt->rec || gpu < 0 || gpu >= 16) {
+        /* not timed, or spread over GPUs: a synchronous copy */
+        return kind == MGS_TIMING_H2D
+                   ? mgs_memcpy_h2d(rt, dst, (const void *)(uintptr_t)src, n)
+                   : mgs_memcpy_d2h(rt, (void *)(uintptr_t)dst, src, n);
+    }
+    int rc = timing_ensure(rt);
+    uint8_t probe;
+    if (!rc && mgs_timing_would_block(rt->timing, MGS_GPU_ALL) &&
+        !rt->any_async)
+        rc = timing_sync(rt);   /* after the kernels posted before it */
+    if (!rc && (rc = mgs_devmem_read(&rt->mem, dev, &probe, 1)) == MGS_OK &&
+        (rc = mgs_devmem_read(&rt->mem, dev + n - 1, &probe, 1)) == MGS_OK) {
+        if (!rt->async[gpu])
+            rt->async[gpu] = mgs_program_new(gpu);
+        rt->async[gpu]->direct = true;
+        mgs_program_add_copy(rt->async[gpu], kind, dst, src, n);
+        rt->any_async = true;
+        count_copy(rt, n);
+    }
+    return rc;
+}
+
+int mgs_memcpy_h2d_async(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n)
+{
+    return async_copy(rt, MGS_TIMING_H2D, dst, (uint64_t)(uintptr_t)src, n);
+}
+
+int mgs_memcpy_d2h_async(mgs_rt *rt, void *dst, mgs_dptr src, size_t n)
+{
+    return async_copy(rt, MGS_TIMING_D2H, (uint64_t)(uintptr_t)dst, src, n);
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "mgsim/errors.h"
+#include "runtime/pcie_tos.h"
 #include "util/xmalloc.h"
 
 #define TM_MAX_GPUS 16
@@ -41,6 +42,15 @@ typedef struct tm_driver {
     size_t ncmds, cmd_cap;
     size_t next_cmd[TM_MAX_GPUS]; /* next command index to look at */
     size_t cmds_done;
+    /* PCIe scheduling (pcie_tos.h): the remaining-size list of the GPUs'
+    ** transfers; a changed TC-to-VC map goes to the host tree's control
+    ** port (vc_port), one message at a time (vc_busy until it returns). */
+    pcie_tos tos;
+    sim_port vc_port;
+    sim_port *vc_ctrl;        /* the host tree's control port */
+    bool has_vc, vc_busy;
+    noc_vcmap_msg vc_msg;
+    struct tm_replay *replay; /* mgs_timing_replay running, else NULL */
 } tm_driver;
 
 typedef struct tm_code {
@@ -99,17 +109,45 @@ static bool drv_dma(tm_driver *d, uint32_t e)
         d->next_cmd[e]++;
         progress = true;
     }
-    while (port_retrieve(&d->dma_port[e])) {
+    const sim_msg *m;
+    while ((m = port_retrieve(&d->dma_port[e]))) {
         d->cmds_done++;
+        pcie_tos_done(&d->tos, e, ((const dma_msg *)m)->bytes,
+                      eng_now(d->base.eng));
         progress = true;
     }
     return progress;
 }
 
+/* Sends the scheduler's new TC-to-VC map to the switches (one message in
+** flight: it comes back as the acknowledgement). */
+static bool drv_vcmap(tm_driver *d)
+{
+    bool progress = false;
+    if (port_retrieve(&d->vc_port)) {
+        d->vc_busy = false;
+        progress = true;
+    }
+    if (!d->vc_busy && pcie_tos_take_map(&d->tos, &d->vc_msg.map)) {
+        d->vc_msg.base.dst = d->vc_ctrl;  /* the ack came back to us */
+        if (port_send(&d->vc_port, &d->vc_msg.base) == MGS_OK) {
+            d->vc_busy = true;
+            progress = true;
+        } else {
+            d->tos.dirty = true;    /* retry at the next tick */
+        }
+    }
+    return progress;
+}
+
+static bool replay_tick(tm_driver *d);
+
 static bool drv_tick(sim_comp *c)
 {
     tm_driver *d = (tm_driver *)c;
-    bool progress = false;
+    bool progress = d->has_vc && drv_vcmap(d);
+    if (d->replay)
+        return replay_tick(d) | progress;
     for (uint32_t e = 0; d->with_dma && e < d->n; e++)
         progress |= drv_dma(d, e);
     for (uint32_t i = 0; i < d->n; i++) {
@@ -126,9 +164,13 @@ static bool drv_tick(sim_comp *c)
     return progress;
 }
 
+static bool replay_busy(const tm_driver *d);
+
 static bool drv_busy(const sim_comp *c)
 {
     const tm_driver *d = (const tm_driver *)c;
+    if (d->vc_busy || d->tos.dirty || (d->replay && replay_busy(d)))
+        return true;
     for (uint32_t i = 0; i < d->n; i++)
         if (d->to_send[i] || (d->with_dma && d->next_cmd[i] < d->ncmds))
             return true;
@@ -286,6 +328,18 @@ int mgs_timing_new_platform(const platform_config *pc0, mgs_devmem *mem,
         port_init(&d->dma_port[i], &d->base, name, 4);
         platform_plug_dma_driver(t->plat, &d->dma_port[i]);
     }
+    uint64_t host_bw = 0;
+    if (d->with_dma)
+        (void)platform_host_link_bw(&pc, &host_bw);
+    pcie_tos_init(&d->tos, pc.pcie_arbitration, pc.pcie_vcs, d->n, host_bw);
+    if (platform_pcie_ctrl(t->plat)) {
+        port_init(&d->vc_port, &d->base, "vcmap", 2);
+        platform_plug_dma_driver(t->plat, &d->vc_port);
+        d->vc_msg.base.type = NOC_VCMAP_SET;
+        d->vc_msg.base.bytes = 32;  /* assumed: a small config write */
+        d->vc_ctrl = platform_pcie_ctrl(t->plat);
+        d->has_vc = true;
+    }
     *out = t;
     return MGS_OK;
 }
@@ -300,6 +354,8 @@ void mgs_timing_free(mgs_timing *t)
         if (t->drv.with_dma)
             port_fini(&t->drv.dma_port[i]);
     }
+    if (t->drv.has_vc)
+        port_fini(&t->drv.vc_port);
     free(t->drv.cmds);
     free(t->drv.cmd_model);
     comp_fini(&t->drv.base);
@@ -794,6 +850,13 @@ static int copy_run(mgs_timing *t, mgs_timing_copy_kind kind, uint64_t dst,
         off += len;
     }
     mgs_time start = eng_now(t->eng);
+    /* One new transfer per engine for the PCIe scheduler. */
+    uint64_t per_engine[TM_MAX_GPUS] = {0};
+    for (size_t k = 0; k < d->ncmds; k++)
+        per_engine[d->cmd_model[k]] += d->cmds[k].bytes;
+    for (uint32_t e = 0; e < t->nmodels; e++)
+        if (per_engine[e])
+            pcie_tos_add(&d->tos, e, per_engine[e], 0, start);
     comp_wake(&d->base);
     int rc = tm_run(t);
     if (rc)
@@ -848,4 +911,353 @@ int mgs_timing_copy(mgs_timing *t, mgs_timing_copy_kind kind, uint64_t dst,
     if (rc && rc != MGS_EFAULT)
         t->failed = rc;
     return rc;
+}
+
+/* ---- replayed programs (mgs_timing_replay) ---- */
+
+enum { RP_IDLE, RP_COPY, RP_SYNC, RP_LAUNCH, RP_DONE };
+
+typedef struct tm_rtask {
+    const mgs_timing_task *task;
+    uint32_t e;               /* GPU model */
+    dma_msg **cmds;           /* per op: its commands (copies), else NULL */
+    size_t *ncmds;
+    uint64_t *bytes;          /* per op: bytes of a copy */
+    mgs_time *sum;            /* per op: time summed over the iterations */
+    uint64_t *count;
+    size_t op;                /* current op */
+    int phase;
+    size_t sent, done;
+    mgs_time op_start, iter_start;
+    mgs_timing_task_result r;
+} tm_rtask;
+
+typedef struct tm_replay {
+    mgs_timing *t;
+    tm_rtask *tasks;
+    uint32_t n;
+    mgs_time end;             /* no iteration starts at or after it */
+    mgs_time window_start;
+    int status;               /* first simulation error */
+} tm_replay;
+
+/* The op's commands, all on engine e: physically contiguous page runs
+** merged up to TM_REPLAY_CMD bytes, so the remaining-size list moves in
+** steps of that size. Assumed 64 KB: an engine serves max_copies (4)
+** commands at once and frees one only when its last chunk is written, so
+** 4 x 64 KB in flight keep a PCIe 6.0 link busy over a ~1 us round trip,
+** while page-sized commands (16 KB in flight) would slow a copy. */
+#define TM_REPLAY_CMD (64u << 10)
+static int replay_resolve(mgs_timing *t, const mgs_timing_op *op, uint32_t e,
+                          dma_msg **out, size_t *nout)
+{
+    bool src_dev = op->copy != MGS_TIMING_H2D;
+    bool dst_dev = op->copy != MGS_TIMING_D2H;
+    size_t n = 0, cap = 0;
+    dma_msg *v = NULL;
+    for (uint64_t off = 0; off < op->n;) {
+        uint64_t len = op->n - off, spa = op->src + off, dpa = op->dst + off;
+        int sg = -1, dg = -1, rc = MGS_OK;
+        if (src_dev)
+            rc = dev_run(t, op->src + off, &len, &spa, &sg);
+        if (!rc && dst_dev)
+            rc = dev_run(t, op->dst + off, &len, &dpa, &dg);
+        if (!rc && ((src_dev && platform_gpu_of(t->plat, sg) != e) ||
+                    (dst_dev && platform_gpu_of(t->plat, dg) != e)))
+            rc = mgs_error_set(MGS_EINVAL, "replay: a copy of the task on "
+                               "GPU model %u touches another GPU's memory",
+                               e);
+        if (rc) {
+            free(v);
+            return rc;
+        }
+        if (n && v[n - 1].src + v[n - 1].bytes == spa &&
+            v[n - 1].dst + v[n - 1].bytes == dpa &&
+            v[n - 1].bytes + len <= TM_REPLAY_CMD) {
+            v[n - 1].bytes += len;
+            off += len;
+            continue;
+        }
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            v = mgs_xrealloc(v, cap * sizeof *v);
+        }
+        dma_msg_init(&v[n], src_dev ? DMA_SPACE_DEVICE : DMA_SPACE_HOST, spa,
+                     dst_dev ? DMA_SPACE_DEVICE : DMA_SPACE_HOST, dpa, len);
+        v[n].base.dst = dma_ctrl(platform_dma(t->plat, e));
+        n++;
+        off += len;
+    }
+    *out = v;
+    *nout = n;
+    return MGS_OK;
+}
+
+static void replay_fail(tm_replay *rp, int rc)
+{
+    if (!rp->status)
+        rp->status = rc;
+    eng_stop(rp->t->eng);
+}
+
+/* Starts op k->op of task k (or a new iteration at op 0). */
+static void replay_start_op(tm_replay *rp, tm_rtask *k, mgs_time now)
+{
+    mgs_timing *t = rp->t;
+    const mgs_timing_op *op = &k->task->ops[k->op];
+    k->op_start = now;
+    if (op->kind == MGS_TIMING_OP_COPY) {
+        for (size_t i = 0; i < k->ncmds[k->op]; i++) {
+            dma_msg *m = &k->cmds[k->op][i];
+            m->base.type = DMA_COPY;
+            m->base.dst = dma_ctrl(platform_dma(t->plat, k->e));
+            m->status = MGS_OK;
+        }
+        k->sent = k->done = 0;
+        mgs_time dl = 0;
+        if (k->task->qos && k->task->uncontended) {
+            dl = now + (mgs_time)k->task->deadline_factor *
+                           k->task->uncontended[k->op];
+            k->r.qos_copies++;
+        }
+        pcie_tos_add(&t->drv.tos, k->e, k->bytes[k->op], dl, now);
+        k->phase = RP_COPY;
+        return;
+    }
+    int rc = prepare_launch(t, k->e, &op->launch, 0, 0);
+    if (rc) {
+        replay_fail(rp, rc);
+        k->phase = RP_DONE;
+        return;
+    }
+    post_launch(t, k->e);
+    k->phase = RP_LAUNCH;
+}
+
+/* The current op of task k finished at `now`: the next one, or the end of
+** an iteration (host check; a new one unless the window is over). */
+static void replay_next(tm_replay *rp, tm_rtask *k, mgs_time now)
+{
+    const mgs_timing_task *task = k->task;
+    k->sum[k->op] += now - k->op_start;
+    k->count[k->op]++;
+    if (++k->op < task->nops) {
+        replay_start_op(rp, k, now);
+        return;
+    }
+    k->op = 0;
+    if (task->host && task->host(task->ud, 1) != MGS_OK)
+        k->r.verify_failures++;
+    if (now <= rp->end) {
+        k->r.iterations++;
+        k->r.milli_iterations += 1000;
+    } else if (k->iter_start < rp->end) {
+        k->r.milli_iterations += 1000 * (rp->end - k->iter_start) /
+                                 (now - k->iter_start);
+    }
+    if (now >= rp->end) {
+        k->phase = RP_DONE;
+        return;
+    }
+    k->iter_start = now;
+    if (task->host)
+        task->host(task->ud, 0);
+    replay_start_op(rp, k, now);
+}
+
+static bool replay_task_tick(tm_replay *rp, tm_rtask *k)
+{
+    tm_driver *d = &rp->t->drv;
+    mgs_time now = eng_now(d->base.eng);
+    bool progress = false;
+    if (k->phase == RP_COPY) {
+        dma_msg *v = k->cmds[k->op];
+        size_t n = k->ncmds[k->op];
+        while (k->sent < n &&
+               port_send(&d->dma_port[k->e], &v[k->sent].base) == MGS_OK) {
+            k->sent++;
+            progress = true;
+        }
+        const dma_msg *m;
+        while ((m = (const dma_msg *)port_retrieve(&d->dma_port[k->e]))) {
+            k->done++;
+            progress = true;
+            pcie_tos_done(&d->tos, k->e, m->bytes, now);
+            if (m->status != MGS_OK) {
+                replay_fail(rp, mgs_error_set(MGS_ESIM, "replay: DMA copy "
+                                              "of %llu bytes failed (%d)",
+                                              (unsigned long long)m->bytes,
+                                              m->status));
+                k->phase = RP_DONE;
+                return true;
+            }
+        }
+        if (k->done < n)
+            return progress;
+        k->r.copies++;
+        k->r.copy_time += now - k->op_start;
+        if (k->task->qos && k->task->uncontended &&
+            now - k->op_start > (mgs_time)k->task->deadline_factor *
+                                    k->task->uncontended[k->op])
+            k->r.deadline_misses++;
+        /* The protocol's maintenance after a copy (as mgs_timing_copy). */
+        coh_sync cs;
+        coh_sync_at(rp->t->coh, COH_COPY_END, k->e, &cs);
+        if (coh_sync_any(&cs)) {
+            prepare_sync(rp->t, k->e, &cs);
+            post_launch(rp->t, k->e);
+            k->phase = RP_SYNC;
+        } else {
+            replay_next(rp, k, now);
+            return true;
+        }
+    }
+    if (k->phase == RP_SYNC || k->phase == RP_LAUNCH) {
+        uint32_t e = k->e;
+        if (d->to_send[e] && port_send(&d->port[e], &d->msg[e].base) ==
+                                 MGS_OK) {
+            d->to_send[e] = false;
+            progress = true;
+        }
+        if (port_retrieve(&d->port[e])) {
+            progress = true;
+            if (d->msg[e].status != MGS_OK) {
+                replay_fail(rp, d->msg[e].status);
+                k->phase = RP_DONE;
+                return true;
+            }
+            /* A copy's time includes its maintenance (RP_SYNC). */
+            replay_next(rp, k, now);
+        }
+    }
+    return progress;
+}
+
+static bool replay_tick(tm_driver *d)
+{
+    bool progress = false;
+    for (uint32_t i = 0; i < d->replay->n; i++)
+        if (d->replay->tasks[i].phase != RP_DONE)
+            progress |= replay_task_tick(d->replay, &d->replay->tasks[i]);
+    return progress;
+}
+
+static bool replay_busy_any(const tm_replay *rp)
+{
+    for (uint32_t i = 0; i < rp->n; i++)
+        if (rp->tasks[i].phase != RP_DONE)
+            return true;
+    return false;
+}
+
+static bool replay_busy(const tm_driver *d)
+{
+    return replay_busy_any(d->replay);
+}
+
+static void replay_free(tm_replay *rp)
+{
+    for (uint32_t i = 0; i < rp->n; i++) {
+        tm_rtask *k = &rp->tasks[i];
+        for (size_t j = 0; k->cmds && j < k->task->nops; j++)
+            free(k->cmds[j]);
+        free(k->cmds);
+        free(k->ncmds);
+        free(k->bytes);
+        free(k->sum);
+        free(k->count);
+    }
+    free(rp->tasks);
+}
+
+int mgs_timing_replay(mgs_timing *t, const mgs_timing_task *tasks, uint32_t n,
+                      mgs_time window, mgs_timing_task_result *res)
+{
+    if (t->failed)
+        return t->failed;
+    tm_driver *d = &t->drv;
+    if (!d->with_dma)
+        return mgs_error_set(MGS_EINTERNAL, "replay: needs DMA engines "
+                             "(platform.copy_timing = dma)");
+    if (t->nposted)
+        return mgs_error_set(MGS_EINTERNAL, "replay: launches are posted "
+                             "(synchronise first)");
+    int rc = apply_pending(t);
+    if (rc)
+        return rc;
+    tm_replay rp = {.t = t, .n = n};
+    rp.tasks = mgs_xcalloc(n ? n : 1, sizeof *rp.tasks);
+    bool used[TM_MAX_GPUS] = {false};
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        tm_rtask *k = &rp.tasks[i];
+        const mgs_timing_task *tk = &tasks[i];
+        k->task = tk;
+        if (tk->gpu < 0 || tk->gpu >= (int)platform_get_config(t->plat)->ngpus ||
+            !tk->nops) {
+            rc = mgs_error_set(MGS_EINVAL, "replay: task %u: GPU %d, %zu "
+                               "operations", i, tk->gpu, tk->nops);
+            break;
+        }
+        k->e = platform_gpu_of(t->plat, tk->gpu);
+        if (used[k->e]) {
+            rc = mgs_error_set(MGS_EINVAL, "replay: two tasks on GPU model "
+                               "%u", k->e);
+            break;
+        }
+        used[k->e] = true;
+        k->cmds = mgs_xcalloc(tk->nops, sizeof *k->cmds);
+        k->ncmds = mgs_xcalloc(tk->nops, sizeof *k->ncmds);
+        k->bytes = mgs_xcalloc(tk->nops, sizeof *k->bytes);
+        k->sum = mgs_xcalloc(tk->nops, sizeof *k->sum);
+        k->count = mgs_xcalloc(tk->nops, sizeof *k->count);
+        for (size_t j = 0; j < tk->nops && !rc; j++) {
+            const mgs_timing_op *op = &tk->ops[j];
+            if (op->kind != MGS_TIMING_OP_COPY)
+                continue;
+            k->bytes[j] = op->n;
+            rc = replay_resolve(t, op, k->e, &k->cmds[j], &k->ncmds[j]);
+            if (!rc && !k->ncmds[j])
+                rc = mgs_error_set(MGS_EINVAL, "replay: empty copy");
+        }
+    }
+    if (!rc) {
+        mgs_time now = eng_now(t->eng);
+        rp.window_start = now;
+        rp.end = now + window;
+        for (uint32_t i = 0; i < n; i++) {
+            tm_rtask *k = &rp.tasks[i];
+            k->iter_start = now;
+            if (k->task->host)
+                k->task->host(k->task->ud, 0);
+            replay_start_op(&rp, k, now);
+        }
+        d->replay = &rp;
+        comp_wake(&d->base);
+        rc = tm_run(t);
+        d->replay = NULL;
+        if (!rc && rp.status)
+            rc = rp.status;
+        if (!rc && replay_busy_any(&rp))
+            rc = mgs_error_set(MGS_EINTERNAL, "replay: the engine stopped "
+                               "before every task finished");
+        if (rc) {
+            t->stopped = true;
+            t->failed = rc;
+        }
+    }
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        tm_rtask *k = &rp.tasks[i];
+        res[i] = k->r;
+        for (size_t j = 0; tasks[i].op_time && j < tasks[i].nops; j++)
+            tasks[i].op_time[j] = k->count[j] ? k->sum[j] / k->count[j] : 0;
+    }
+    replay_free(&rp);
+    return rc;
+}
+
+void mgs_timing_pcie_counts(const mgs_timing *t, uint64_t *remaps,
+                            uint64_t *promotions)
+{
+    *remaps = t->drv.tos.remaps;
+    *promotions = t->drv.tos.promotions;
 }

@@ -152,6 +152,51 @@ typedef struct mgs_timing_progress {
 } mgs_timing_progress;
 void mgs_timing_progress_get(mgs_timing *t, mgs_timing_progress *out);
 
+/* Replayed programs (the two-tenant harness, docs/pcie-scheduling.md):
+** each task is a list of operations (copies and launches, recorded from a
+** host program by the runtime) run in order on one GPU model, again and
+** again, all tasks at once in one engine run: copies and kernels of
+** different tasks overlap in simulated time, and every copy is a new
+** transfer for the driver's PCIe scheduler (pcie_tos.h). An iteration
+** starts only before `window` has passed; the one in progress then
+** finishes. host(ud, 0) runs before an iteration's first operation and
+** host(ud, 1) after its last (zero simulated time; a non-MGS_OK answer
+** counts a verification failure). Each task needs its own GPU model, and
+** its copies must touch only that GPU's memory. */
+enum { MGS_TIMING_OP_COPY = 0, MGS_TIMING_OP_LAUNCH = 1 };
+typedef struct mgs_timing_op {
+    int kind;                      /* MGS_TIMING_OP_* */
+    mgs_timing_copy_kind copy;     /* COPY: as mgs_timing_copy */
+    uint64_t dst, src, n;
+    gcn_emu_launch launch;         /* LAUNCH: as mgs_timing_post */
+} mgs_timing_op;
+typedef struct mgs_timing_task {
+    int gpu;
+    const mgs_timing_op *ops;
+    size_t nops;
+    int (*host)(void *ud, int phase);
+    void *ud;
+    bool qos;                      /* a QoS task (pcie.arbitration = qos) */
+    uint32_t deadline_factor;      /* its copy deadline: this many times */
+    const mgs_time *uncontended;   /* ... op's time alone ([nops] or NULL) */
+    mgs_time *op_time;             /* out: mean time of each op ([nops] or
+                                      NULL), copies with their maintenance */
+} mgs_timing_task;
+typedef struct mgs_timing_task_result {
+    uint64_t iterations;           /* completed within the window */
+    uint64_t milli_iterations;     /* x1000, plus the part of the iteration
+                                      in progress at the window's end that
+                                      lay inside it */
+    uint64_t verify_failures;
+    uint64_t copies, qos_copies, deadline_misses;
+    mgs_time copy_time;            /* summed over the copies */
+} mgs_timing_task_result;
+int mgs_timing_replay(mgs_timing *t, const mgs_timing_task *tasks, uint32_t n,
+                      mgs_time window, mgs_timing_task_result *res);
+/* The PCIe scheduler's counters: TC-to-VC remaps and QoS promotions. */
+void mgs_timing_pcie_counts(const mgs_timing *t, uint64_t *remaps,
+                            uint64_t *promotions);
+
 /* Simulated time so far, ps. */
 mgs_time mgs_timing_now(const mgs_timing *t);
 sim_engine *mgs_timing_engine(mgs_timing *t);
