@@ -304,7 +304,9 @@ int study_load(const char *name, study *out)
     out->path = mgs_xstrdup(path);
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    out->name = strndup(base, strcspn(base, "."));
+    size_t bl = strlen(base);   /* the name: the file's, without ".ini" */
+    out->name = strndup(base, bl > 4 && !strcmp(base + bl - 4, ".ini")
+                                  ? bl - 4 : bl);
     load_state st = {.s = out, .rc = MGS_OK};
     int line = ini_parse_string(out->text, on_key, &st);
     int rc = st.rc;
