@@ -77,6 +77,12 @@ struct mgs_module {
     mgs_module *next;
 };
 
+/* Device buffers of one dispatch, freed together. */
+typedef struct launch_bufs {
+    mgs_dptr kernarg, packet, queue, scratch;
+    uint32_t *wgs;              /* a Locality API launch's list (owned) */
+} launch_bufs;
+
 struct mgs_rt {
     mgs_rt_options opt;
     mgs_devmem mem;
@@ -295,6 +301,8 @@ void mgs_rt_free(mgs_rt *rt)
     }
     sim_trace_close(rt->trace, NULL, NULL);
     mgs_timing_free(rt->timing);  /* before the devmem it borrows */
+    for (size_t i = 0; i < rt->npending; i++)
+        free(rt->pending[i].wgs);
     free(rt->pending);            /* the ranges go with the devmem */
     mgs_devmem_destroy(&rt->mem);
     free(rt->gpu_wgs);
@@ -619,12 +627,6 @@ int mgs_kernel_arg_offset(const mgs_kernel *k, int i, uint32_t *offset,
 static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
-
-/* Device buffers of one dispatch, freed together. */
-typedef struct launch_bufs {
-    mgs_dptr kernarg, packet, queue, scratch;
-    uint32_t *wgs;              /* a Locality API launch's list (owned) */
-} launch_bufs;
 
 /* After a synchronisation (or before anything was posted). The kernel may
 ** have written scratch, so after a successful run it goes through

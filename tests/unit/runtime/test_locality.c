@@ -245,6 +245,12 @@ static bool by_residue(uint32_t wg, int gpu, void *user)
     return (int)(wg % (uint32_t)members) == gpu;
 }
 
+static bool select_none(uint32_t wg, int gpu, void *user)
+{
+    (void)wg, (void)gpu, (void)user;
+    return false;
+}
+
 /* Member g runs the work-groups w with w % 4 == g, all four launches in
 ** flight together (timing: platform.concurrent_launches). */
 static void pred_launch(mgs_mode mode)
@@ -273,10 +279,17 @@ static void pred_launch(mgs_mode mode)
         assert_int_equal(v[i], 4 * i + 3);
     free(v);
     /* A predicate that selects nothing launches nothing. */
-    int none = 64;
+    mgs_rt_totals before, after;
+    mgs_rt_totals_get(r->rt, &before);
     l.gpu = 1;
-    assert_int_equal(mgs_launch_kernel_pred(r->rt, r->k, &l, by_residue,
-                                            &none), MGS_OK);
+    assert_int_equal(mgs_launch_kernel_pred(r->rt, r->k, &l, select_none,
+                                            NULL), MGS_OK);
+    /* A list launch left in flight is freed with the runtime. */
+    const uint32_t one = 7;
+    assert_int_equal(mgs_launch_kernel_wgs(r->rt, r->k, &l, &one, 1),
+                     MGS_OK);
+    mgs_rt_totals_get(r->rt, &after);
+    assert_true(after.kernels == before.kernels + 1);
     rig_free(r);
 }
 
