@@ -3,7 +3,7 @@
 # km, mm, mt and conv verify on unified 2 and 4 GPUs in emu and timing
 # mode; on another platform locality=1 is a usage error (exit 2, one
 # line); the Fig. 5.9 study runs at --size small: every point verifies,
-# its three figures are written, AES's inter-GPU traffic is 0 and FIR's
+# its four figures are written, AES's inter-GPU traffic is 0 and FIR's
 # almost 0 with the Locality API, and the API is faster than the unified
 # GPU on average.
 . "$(dirname "$0")/lib_cli.bash"
@@ -33,8 +33,8 @@ expect_in "$ERR" "locality must be 0 or 1"
 O=$TMP/fig59
 "$bin" study pasi-fig5.9 --size small --out "$O" -j 2 --quiet >"$OUT" 2>"$ERR" \
     || fail "study pasi-fig5.9 exited $?"
-expect_in "$OUT" "28 points: 28 run, 0 reused, 0 failed, 0 missing"
-for f in pasi-fig5.9 pasi-fig5.9-traffic pasi-fig5.9-vs-unified; do
+expect_in "$OUT" "35 points: 35 run, 0 reused, 0 failed, 0 missing"
+for f in pasi-fig5.9 pasi-fig5.9-traffic pasi-fig5.9-vs-unified pasi-fig5.9-vs-contiguous; do
     [ -s "$O/$f.png" ] && [ -s "$O/$f.csv" ] && [ -s "$O/$f-figure.csv" ] || fail "$f outputs"
 done
 /usr/bin/python3 - "$O" <<'PY' || fail "Fig. 5.9 values"
