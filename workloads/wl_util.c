@@ -6,6 +6,7 @@
 ** wl_ctx_close, so a workload that fails half-way leaks nothing.
 */
 #include "workloads/wl_util.h"
+#include "workloads/wl_locality.h"
 
 #include "mgsim/errors.h"
 #include "util/xmalloc.h"
@@ -238,10 +239,13 @@ int wl_rows_exchange(wl_ctx *c, const wl_rows *r)
     return MGS_OK;
 }
 
-/* Packs arguments per fmt at the metadata offsets of k. */
+/* Packs arguments per fmt at the metadata offsets of k; ptr_off[0 ..
+** *nptr) receive the offsets of the pointers. */
 static int pack_args(const mgs_kernel *k, uint8_t *buf, size_t cap,
-                     size_t *size, const char *fmt, va_list ap)
+                     size_t *size, uint32_t *ptr_off, int *nptr,
+                     const char *fmt, va_list ap)
 {
+    *nptr = 0;
     /* A mismatch is a code object that does not belong to this host
     ** program (a wrong or corrupt file): bad input, exit 2. */
     int nargs = mgs_kernel_arg_count(k);
@@ -267,6 +271,7 @@ static int pack_args(const mgs_kernel *k, uint8_t *buf, size_t cap,
         case 'p': {
             uint64_t v = va_arg(ap, mgs_dptr);
             memcpy(buf + off, &v, 8);
+            ptr_off[(*nptr)++] = off;
             break;
         }
         case 'u': {
@@ -300,9 +305,12 @@ static int launch_v(wl_ctx *c, mgs_kernel *k, int gpu, const uint32_t grid[3],
                     va_list ap)
 {
     uint8_t buf[256];
+    uint32_t ptr_off[256 / 8];
+    int nptr;
     mgs_launch l;
     memset(&l, 0, sizeof l);
-    int rc = pack_args(k, buf, sizeof buf, &l.args_size, fmt, ap);
+    int rc = pack_args(k, buf, sizeof buf, &l.args_size, ptr_off, &nptr,
+                       fmt, ap);
     if (rc)
         return rc;
     if (!grid[0] || !grid[1] || !grid[2])
@@ -312,6 +320,8 @@ static int launch_v(wl_ctx *c, mgs_kernel *k, int gpu, const uint32_t grid[3],
     l.dynamic_lds = lds;
     l.args = buf;
     l.gpu = gpu;
+    if (c->members && gpu == MGS_GPU_ALL)
+        return wl_loc_launch(c, k, &l, ptr_off, nptr);
     return mgs_launch_kernel(c->rt, k, &l);
 }
 

@@ -50,6 +50,15 @@
 #define WL_MAX_PARTS 16
 #define WL_MAX_BUFS 64
 
+#define WL_MAX_COPIES 8
+
+/* A small read-only array with one copy per member GPU (Locality API
+** variant): launches on member g get copy[g] wherever base is passed. */
+typedef struct wl_copies {
+    mgs_dptr base;         /* copy[0], the address the workload holds */
+    mgs_dptr copy[WL_MAX_PARTS];
+} wl_copies;
+
 typedef struct wl_ctx {
     mgs_rt *rt;
     const wl_args *args;
@@ -59,6 +68,9 @@ typedef struct wl_ctx {
     int multi;             /* more than one GPU takes part */
     int nbufs;
     mgs_dptr bufs[WL_MAX_BUFS]; /* owned: freed by wl_ctx_close */
+    int members;           /* > 0: Locality API variant (wl_locality.h) */
+    int ncopies;
+    wl_copies copies[WL_MAX_COPIES];
 } wl_ctx;
 
 int wl_ctx_open(wl_ctx *c, mgs_rt *rt, const wl_args *args,

@@ -154,6 +154,63 @@ int mgs_rt_page_replicate(mgs_rt *rt, mgs_dptr p, int frame_gpu,
                           uint32_t gpu_mask);
 int mgs_rt_page_unmap(mgs_rt *rt, int gpu, mgs_dptr p);
 
+/* ---- Locality API (seed 002 §5.3.1-5.3.2; docs/runtime.md) -----------
+** On a unified runtime (platform type "unified") the program sees one GPU
+** (the UGPU) made of num_gpus member GPUs (the IGPUs); a plain launch with
+** MGS_GPU_ALL spreads the grid over them. The Locality API lets the
+** program put data and work-groups on a chosen member, so that each
+** member works on local memory. Every call returns MGS_EINVAL with one
+** line for a runtime that is not unified (discrete, monolithic, shared)
+** or a member that does not exist. Works in emu and timing mode.
+**
+** Discovery: mgs_rt_is_unified, and the number of members (>= 1) from
+** mgs_rt_unified_members (or a negative MGS_E* code). Member g owns the
+** physical addresses [mem_base, mem_base + mem_bytes) (g * mem_per_gpu,
+** docs/platforms.md): its accesses there stay on the GPU, any other
+** address crosses the inter-GPU network. */
+typedef struct mgs_rt_member {
+    int gpu;                     /* member index, 0 .. members - 1 */
+    uint64_t mem_base;           /* first physical byte of its memory */
+    uint64_t mem_bytes;          /* capacity of its memory */
+    uint64_t mem_used;           /* bytes of frames in use there */
+    int num_cus;                 /* compute units */
+} mgs_rt_member;
+bool mgs_rt_is_unified(const mgs_rt *rt);
+int mgs_rt_unified_members(const mgs_rt *rt);
+int mgs_rt_member_info(const mgs_rt *rt, int gpu, mgs_rt_member *out);
+
+/* Memory placement: the pages of [p, p + n) get frames on member gpu,
+** with their bytes copied; every page table follows (the driver's page
+** table update of §5.3.2), and the cached lines of the old frames are
+** written back first. Whole pages only: p and n multiples of
+** mgs_rt_page_size (MGS_EINVAL naming the page size otherwise), every page
+** inside live allocations (MGS_EFAULT). Pages already there stay. Waits
+** for the launches in flight; the next launch invalidates the TLBs. */
+int mgs_rt_place(mgs_rt *rt, mgs_dptr p, size_t n, int gpu);
+
+/* Compute placement: launch k on member l->gpu (>= 0) running only the
+** listed work-groups of l's grid: linear ids, x fastest (id = x + nx * (y +
+** ny * z) with nx, ny the work-groups per dimension), in list order. The
+** kernel sees the real ids and sizes of the whole grid. Launches on
+** different members overlap like discrete launches
+** (platform.concurrent_launches); each work-group of the grid must run
+** exactly once over a set of such launches, or the result is wrong: the
+** runtime does not check it. MGS_EINVAL: an empty list, an id outside the
+** grid, a grid of more than 2^32 work-groups. The list is copied. */
+int mgs_launch_kernel_wgs(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
+                          const uint32_t *wgs, size_t nwgs);
+/* The same with a predicate the runtime evaluates for every work-group of
+** the grid: those for which pred(id, l->gpu, user) is true run on l->gpu.
+** A predicate that selects nothing launches nothing (MGS_OK). */
+typedef bool (*mgs_wg_pred)(uint32_t wg_id, int gpu, void *user);
+int mgs_launch_kernel_pred(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
+                           mgs_wg_pred pred, void *user);
+/* Splitting helper: the ids of l's grid for which pred(id, gpu, user) is
+** true, in increasing order, in a new array (*wgs, free() it; NULL when
+** *nwgs is 0). MGS_EINVAL for a grid of more than 2^32 work-groups. */
+int mgs_wg_select(const mgs_launch *l, int gpu, mgs_wg_pred pred, void *user,
+                  uint32_t **wgs, size_t *nwgs);
+
 /* The kernel's symbol name. */
 const char *mgs_kernel_name(const mgs_kernel *k);
 

@@ -235,8 +235,9 @@ static bool dispatch(cp *c)
         w->cu = cu_index;
         memset(&w->msg, 0, sizeof w->msg);
         w->msg.launch = l;
-        w->msg.wg_index = c->next_wg;
-        wg_id_of(l, c->next_wg, w->msg.wg_id);
+        w->msg.wg_index = l->wg_list ? l->wg_list[c->next_wg]
+                                     : c->next_wg;
+        wg_id_of(l, w->msg.wg_index, w->msg.wg_id);
         c->next_wg++;
         progress = true;
         if (c->cfg.dispatch_latency) {

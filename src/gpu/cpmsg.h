@@ -45,8 +45,11 @@ typedef struct gpu_launch {
     uint64_t id;              /* dispatch id */
     /* Work-groups [wg_begin, wg_end) of the grid run on this GPU's CP
     ** (unified multi-GPU launches hand each GPU a contiguous chunk);
-    ** wg_end == 0 means the whole grid. */
+    ** wg_end == 0 means the whole grid. With wg_list (a Locality API
+    ** launch, seed 002 §5.3.2) they index the list instead: this CP runs
+    ** work-groups wg_list[wg_begin .. wg_end) (linear ids, x fastest). */
     uint64_t wg_begin, wg_end;
+    const uint32_t *wg_list;  /* borrowed, NULL: the grid in order */
     /* Cache maintenance before the first and after the last work-group
     ** (the dispatch packet's acquire and release fences), decided by the
     ** coherence protocol (src/coh/coh.h) and performed by the CP. */

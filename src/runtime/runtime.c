@@ -83,6 +83,12 @@ struct mgs_module {
     mgs_module *next;
 };
 
+/* Device buffers of one dispatch, freed together. */
+typedef struct launch_bufs {
+    mgs_dptr kernarg, packet, queue, scratch;
+    uint32_t *wgs;              /* a Locality API launch's list (owned) */
+} launch_bufs;
+
 struct mgs_rt {
     mgs_rt_options opt;
     mgs_devmem mem;
@@ -124,20 +130,21 @@ static bool copies_timed(const mgs_rt *rt)
             strcmp(rt->opt.config->platform_copy_timing, "instant"));
 }
 
-/* Whether host copies (h2d, d2h) cross a host link. Not on shared
-** (MGPU-SM): the CPU and the GPUs share the same memory (seed 000 §5), so
-** a host copy is a hand-off that costs no simulated time
-** (docs/platforms.md, "Host copies"). */
-static const char *platform_type_of(const mgs_rt *rt)
+/* The platform type the runtime was made for. */
+static const char *platform_name(const mgs_rt *rt)
 {
     return rt->opt.platform ? rt->opt.platform
            : rt->opt.config ? rt->opt.config->platform_type
                             : "discrete";
 }
 
+/* Whether host copies (h2d, d2h) cross a host link. Not on shared
+** (MGPU-SM): the CPU and the GPUs share the same memory (seed 000 §5), so
+** a host copy is a hand-off that costs no simulated time
+** (docs/platforms.md, "Host copies"). */
 static bool host_copies_timed(const mgs_rt *rt)
 {
-    return copies_timed(rt) && strcmp(platform_type_of(rt), "shared") != 0;
+    return copies_timed(rt) && strcmp(platform_name(rt), "shared") != 0;
 }
 
 void mgs_rt_options_default(mgs_rt_options *o)
@@ -310,6 +317,8 @@ void mgs_rt_free(mgs_rt *rt)
     for (int g = 0; g < 16; g++)
         mgs_program_free(rt->async[g]);
     mgs_timing_free(rt->timing);  /* before the devmem it borrows */
+    for (size_t i = 0; i < rt->npending; i++)
+        free(rt->pending[i].wgs);
     free(rt->pending);            /* the ranges go with the devmem */
     mgs_devmem_destroy(&rt->mem);
     free(rt->gpu_wgs);
@@ -735,11 +744,6 @@ static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
-/* Device buffers of one dispatch, freed together. */
-typedef struct launch_bufs {
-    mgs_dptr kernarg, packet, queue, scratch;
-} launch_bufs;
-
 /* After a synchronisation (or before anything was posted). The kernel may
 ** have written scratch, so after a successful run it goes through
 ** free_range (its lines leave the caches); the others were only read.
@@ -752,6 +756,8 @@ static void free_bufs_after(mgs_rt *rt, launch_bufs *b, bool ran_ok)
             mgs_devmem_free_range(&rt->mem, *all[i]);
     if (b->scratch && (!ran_ok || free_range(rt, b->scratch)))
         mgs_devmem_free_range(&rt->mem, b->scratch);
+    free(b->wgs);
+    b->wgs = NULL;
 }
 
 static void free_bufs(mgs_rt *rt, launch_bufs *b)
@@ -918,16 +924,23 @@ static int timing_ensure(mgs_rt *rt)
 ** once posted (so the caller never frees them: a second free would replace
 ** the real error with "not the start of a live allocation"). */
 static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
-                         launch_bufs *bufs)
+                         launch_bufs *bufs, size_t nwgs)
 {
     /* bufs are ours on every path: freed here before they are pending,
     ** by timing_sync after (so an error of the sync frees them once). */
     int rc = timing_ensure(rt);
+    if (!rc && bufs->wgs && (rt->rec || rt->any_async))
+        rc = mgs_error_set(MGS_EUNSUPPORTED, "%s: a Locality API launch "
+                           "cannot be recorded or queued behind "
+                           "asynchronous copies (synchronise first)",
+                           el->prog->kernel->name);
     if (!rc && (mgs_timing_would_block(rt->timing, gpu) ||
                 (rt->any_async && gpu < 0)))
         rc = timing_sync(rt);
     if (!rc)
-        rc = mgs_timing_post(rt->timing, gpu, el);
+        rc = bufs->wgs ? mgs_timing_post_list(rt->timing, gpu, el, bufs->wgs,
+                                              nwgs)
+                       : mgs_timing_post(rt->timing, gpu, el);
     if (rc) {
         free_bufs(rt, bufs);
         return rc;
@@ -965,13 +978,27 @@ static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
     return concurrent ? MGS_OK : timing_sync(rt);
 }
 
-int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l0)
+/* Emu mode: runs work-group `index` (linear) of the launch on GPU g. */
+static int emu_workgroup(mgs_rt *rt, gcn_emu *emu, const uint32_t ng[3],
+                         uint64_t index, int g)
+{
+    uint32_t id[3] = {(uint32_t)(index % ng[0]),
+                      (uint32_t)(index / ng[0] % ng[1]),
+                      (uint32_t)(index / ng[0] / ng[1])};
+    if (mgs_interrupted())
+        return mgs_interrupt_error("between work-groups");
+    rt->view.gpu = g;           /* it translates with its GPU's table */
+    int rc = gcn_emu_run_workgroup(emu, id);
+    if (!rc)
+        rt->gpu_wgs[g]++;
+    return rc;
+}
+
+/* The checks of every launch (MGS_EINVAL with one line). */
+static int launch_check(const mgs_rt *rt, const mgs_kernel *k,
+                        const mgs_launch *l)
 {
     const gcn_kernel *gk = k->k;
-    mgs_launch lr = *l0;      /* recording: the program's GPUs moved */
-    if (rt->rec && lr.gpu >= 0)
-        lr.gpu += rt->rec->gpu;
-    const mgs_launch *l = &lr;
     if (l->gpu < MGS_GPU_ALL || l->gpu >= rt->opt.num_gpus)
         return mgs_error_set(MGS_EINVAL, "launch of %s on GPU %d: only %d GPU(s)",
                              gk->name, l->gpu, rt->opt.num_gpus);
@@ -993,18 +1020,31 @@ int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l0)
                              "launch of %s: %zu bytes of arguments given, the "
                              "kernel expects %u", gk->name, l->args_size,
                              k->explicit_size);
+    return MGS_OK;
+}
 
+/* A launch: the whole grid (wgs NULL; MGS_GPU_ALL spreads it), or only the
+** work-groups wgs[0 .. nwgs) on GPU l->gpu (a Locality API launch, taking
+** ownership of wgs). */
+static int launch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
+                  uint32_t *wgs, size_t nwgs)
+{
+    int rc = launch_check(rt, k, l);
+    if (rc) {
+        free(wgs);
+        return rc;
+    }
     int home = l->gpu >= 0 ? l->gpu : 0;
-    launch_bufs bufs = {0};
+    launch_bufs bufs = {.wgs = wgs};
     gcn_emu_launch el;
     gcn_emu emu;
-    int rc = setup_dispatch(rt, k, l, home, &bufs, &el);
+    rc = setup_dispatch(rt, k, l, home, &bufs, &el);
     if (rc) {
         free_bufs(rt, &bufs);
         return rc;
     }
     if (rt->opt.mode == MGS_MODE_TIMING) {
-        rc = launch_timing(rt, l->gpu, &el, &bufs);
+        rc = launch_timing(rt, l->gpu, &el, &bufs, nwgs);
         if (!rc && rt->hook)
             rt->hook(rt, k, l, rt->hook_user);
         return rc;
@@ -1019,23 +1059,16 @@ int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l0)
         ng[d] = gcn_emu_num_groups(&el, d);
     uint64_t total = (uint64_t)ng[0] * ng[1] * ng[2], done = 0;
     int ngpus = rt->opt.num_gpus;
-    for (uint32_t z = 0; z < ng[2] && !rc; z++)
-        for (uint32_t y = 0; y < ng[1] && !rc; y++)
-            for (uint32_t x = 0; x < ng[0]; x++) {
-                uint32_t id[3] = {x, y, z};
-                if (mgs_interrupted()) {
-                    rc = mgs_interrupt_error("between work-groups");
-                    break;
-                }
-                int g = l->gpu >= 0 ? l->gpu
-                                    : (int)(done * (uint64_t)ngpus / total);
-                rt->view.gpu = g;    /* it translates with its GPU's table */
-                rc = gcn_emu_run_workgroup(&emu, id);
-                if (rc)
-                    break;
-                rt->gpu_wgs[g]++;
-                done++;
-            }
+    /* The listed work-groups on l->gpu; or the grid in order, work-group
+    ** i of n on GPU i * gpus / n with MGS_GPU_ALL. */
+    uint64_t count = wgs ? nwgs : total;
+    while (done < count) {
+        uint64_t index = wgs ? wgs[done] : done;
+        int g = l->gpu >= 0 ? l->gpu : (int)(done * (uint64_t)ngpus / total);
+        if ((rc = emu_workgroup(rt, &emu, ng, index, g)))
+            break;
+        done++;
+    }
     rt->totals.workgroups += done;
     rt->totals.wavefronts += emu.wavefronts;
     rt->totals.wf_insts += emu.wf_insts;
@@ -1046,6 +1079,170 @@ int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l0)
     if (!rc && rt->hook)
         rt->hook(rt, k, l, rt->hook_user);
     return rc;
+}
+
+int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l0)
+{
+    mgs_launch lr = *l0;      /* recording: the program's GPUs moved */
+    if (rt->rec && lr.gpu >= 0)
+        lr.gpu += rt->rec->gpu;
+    return launch(rt, k, &lr, NULL, 0);
+}
+
+/* ---- Locality API ---- */
+
+bool mgs_rt_is_unified(const mgs_rt *rt)
+{
+    return !strcmp(platform_name(rt), "unified");
+}
+
+/* MGS_OK if rt is unified and gpu one of its members; what names the
+** call in the message. */
+static int member_check(const mgs_rt *rt, const char *what, int gpu)
+{
+    if (!mgs_rt_is_unified(rt))
+        return mgs_error_set(MGS_EINVAL, "%s: the Locality API needs a "
+                             "unified GPU (platform unified), this runtime "
+                             "is %s", what, platform_name(rt));
+    if (gpu < 0 || gpu >= rt->opt.num_gpus)
+        return mgs_error_set(MGS_EINVAL, "%s: no member GPU %d (the unified "
+                             "GPU has %d: 0..%d)", what, gpu,
+                             rt->opt.num_gpus, rt->opt.num_gpus - 1);
+    return MGS_OK;
+}
+
+int mgs_rt_unified_members(const mgs_rt *rt)
+{
+    int rc = member_check(rt, "unified members", 0);
+    return rc ? rc : rt->opt.num_gpus;
+}
+
+int mgs_rt_member_info(const mgs_rt *rt, int gpu, mgs_rt_member *out)
+{
+    memset(out, 0, sizeof *out);
+    int rc = member_check(rt, "member info", gpu);
+    if (rc)
+        return rc;
+    *out = (mgs_rt_member){
+        .gpu = gpu, .mem_base = (uint64_t)gpu * rt->mem.mem_per_gpu,
+        .mem_bytes = rt->mem.mem_per_gpu,
+        .mem_used = mgs_devmem_used_pages(&rt->mem, gpu) * rt->mem.page_size,
+        .num_cus = mgs_rt_num_cus(rt)};
+    return MGS_OK;
+}
+
+int mgs_rt_place(mgs_rt *rt, mgs_dptr p, size_t n, int gpu)
+{
+    int rc = member_check(rt, "place", gpu);
+    if (rc)
+        return rc;
+    uint64_t ps = rt->mem.page_size;
+    if (!n || p % ps || n % ps)
+        return mgs_error_set(MGS_EINVAL, "place [0x%llx, +%zu) on GPU %d: "
+                             "whole pages only (start and size multiples of "
+                             "the page size, %llu bytes, gpu.page_size)",
+                             (unsigned long long)p, n, gpu,
+                             (unsigned long long)ps);
+    for (uint64_t va = p; va < p + n; va += ps)
+        if (mgs_devmem_gpu_of(&rt->mem, va) < 0)
+            return mgs_error_set(MGS_EFAULT, "place [0x%llx, +%zu) on GPU "
+                                 "%d: page 0x%llx is not in a live "
+                                 "allocation", (unsigned long long)p, n, gpu,
+                                 (unsigned long long)va);
+    if ((rc = timing_sync(rt)))
+        return rc;
+    for (uint64_t va = p; va < p + n && !rc; va += ps) {
+        if (mgs_devmem_gpu_of(&rt->mem, va) == gpu)
+            continue;
+        /* The caches give up the old frame's lines (dirty ones written
+        ** back, so the copy takes the current bytes); stale lines of the
+        ** new frame go at each GPU's next acquire. */
+        if (!(rc = host_write_now(rt, va, ps)) &&
+            !(rc = mgs_devmem_move_page(&rt->mem, va, gpu, true)))
+            rc = host_write_later(rt, va, ps);
+    }
+    return rc;
+}
+
+/* Work-groups of l's grid, MGS_EINVAL past 2^32 (ids are 32-bit). */
+static int grid_groups(const mgs_launch *l, uint64_t *total)
+{
+    *total = 1;
+    for (int d = 0; d < 3; d++) {
+        if (!l->grid[d] || !l->block[d])
+            return mgs_error_set(MGS_EINVAL, "Locality API launch: grid and "
+                                 "block sizes must be > 0 in every "
+                                 "dimension");
+        *total *= (l->grid[d] + (uint64_t)l->block[d] - 1) / l->block[d];
+        if (*total > UINT32_MAX + 1ull)
+            return mgs_error_set(MGS_EINVAL, "Locality API launch: more "
+                                 "than 2^32 work-groups");
+    }
+    return MGS_OK;
+}
+
+int mgs_wg_select(const mgs_launch *l, int gpu, mgs_wg_pred pred, void *user,
+                  uint32_t **wgs, size_t *nwgs)
+{
+    *wgs = NULL;
+    *nwgs = 0;
+    uint64_t total;
+    int rc = grid_groups(l, &total);
+    if (rc)
+        return rc;
+    size_t n = 0, cap = 0;
+    uint32_t *v = NULL;
+    for (uint64_t id = 0; id < total; id++) {
+        if (!pred((uint32_t)id, gpu, user))
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            v = mgs_xrealloc(v, cap * sizeof *v);
+        }
+        v[n++] = (uint32_t)id;
+    }
+    *wgs = v;
+    *nwgs = n;
+    return MGS_OK;
+}
+
+int mgs_launch_kernel_wgs(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
+                          const uint32_t *wgs, size_t nwgs)
+{
+    char what[160];
+    snprintf(what, sizeof what, "launch of %s on member GPU %d",
+             k->k->name, l->gpu);
+    int rc = member_check(rt, what, l->gpu);
+    uint64_t total;
+    if (rc || (rc = grid_groups(l, &total)))
+        return rc;
+    if (!nwgs || !wgs)
+        return mgs_error_set(MGS_EINVAL, "%s: the work-group list is empty",
+                             what);
+    for (size_t i = 0; i < nwgs; i++)
+        if (wgs[i] >= total)
+            return mgs_error_set(MGS_EINVAL, "%s: work-group %u is outside "
+                                 "the grid's %llu", what, wgs[i],
+                                 (unsigned long long)total);
+    uint32_t *copy = mgs_xmalloc(nwgs * sizeof *copy);
+    memcpy(copy, wgs, nwgs * sizeof *copy);
+    return launch(rt, k, l, copy, nwgs);
+}
+
+int mgs_launch_kernel_pred(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
+                           mgs_wg_pred pred, void *user)
+{
+    char what[160];
+    snprintf(what, sizeof what, "launch of %s on member GPU %d",
+             k->k->name, l->gpu);
+    int rc = member_check(rt, what, l->gpu);
+    uint32_t *wgs;
+    size_t n;
+    if (rc || (rc = mgs_wg_select(l, l->gpu, pred, user, &wgs, &n)))
+        return rc;
+    if (!n)
+        return MGS_OK;
+    return launch(rt, k, l, wgs, n);
 }
 
 int mgs_synchronize(mgs_rt *rt)
@@ -1305,7 +1502,7 @@ static int async_copy(mgs_rt *rt, mgs_timing_copy_kind kind, uint64_t dst,
         if (mgs_devmem_gpu_of(&rt->mem, a < dev ? dev : a) != gpu)
             gpu = -1;
     /* monolithic: every GPU index is the one GPU model (one queue) */
-    if (!strcmp(platform_type_of(rt), "monolithic") && rt->opt.num_gpus > 1)
+    if (!strcmp(platform_name(rt), "monolithic") && rt->opt.num_gpus > 1)
         gpu = -1;
     if (!host_copies_timed(rt) || rt->rec || gpu < 0 || gpu >= 16) {
         /* not timed, or spread over GPUs: a synchronous copy */

@@ -539,6 +539,12 @@ bool mgs_timing_would_block(const mgs_timing *t, int gpu)
 
 int mgs_timing_post(mgs_timing *t, int gpu, const gcn_emu_launch *el)
 {
+    return mgs_timing_post_list(t, gpu, el, NULL, 0);
+}
+
+int mgs_timing_post_list(mgs_timing *t, int gpu, const gcn_emu_launch *el,
+                         const uint32_t *wgs, uint64_t nwgs)
+{
     if (t->failed)
         return t->failed;     /* its message is already recorded */
     const platform_config *pc = platform_get_config(t->plat);
@@ -549,6 +555,10 @@ int mgs_timing_post(mgs_timing *t, int gpu, const gcn_emu_launch *el)
         return mgs_error_set(MGS_EINTERNAL, "timing: launch on GPU %d "
                              "posted before the previous one was "
                              "synchronised", gpu);
+    if (wgs && (gpu < 0 || !nwgs || t->nmodels != pc->ngpus))
+        return mgs_error_set(MGS_EINTERNAL, "timing: a work-group list "
+                             "needs one member GPU of a unified platform "
+                             "and at least one work-group");
     bool target[TM_MAX_GPUS] = {false};
     uint32_t ntargets = 0;
     if (gpu < 0 && t->nmodels > 1) {
@@ -565,7 +575,12 @@ int mgs_timing_post(mgs_timing *t, int gpu, const gcn_emu_launch *el)
         int rc = prepare_launch(t, i, el, 0, 0);
         if (rc)
             return rc;
-        if (ntargets > 1) {
+        if (wgs) {
+            /* A Locality API launch: only the listed work-groups. */
+            t->launch[i].wg_list = wgs;
+            t->launch[i].wg_begin = 0;
+            t->launch[i].wg_end = nwgs;
+        } else if (ntargets > 1) {
             /* Contiguous chunk k of ntargets (seed 002 §5.3.1). */
             uint64_t total = t->launch[i].total_groups;
             t->launch[i].wg_begin = total * k / ntargets;

@@ -102,6 +102,11 @@ int mgs_timing_launch(mgs_timing *t, int gpu, const gcn_emu_launch *el,
 bool mgs_timing_would_block(const mgs_timing *t, int gpu);
 int mgs_timing_post(mgs_timing *t, int gpu, const gcn_emu_launch *el);
 int mgs_timing_sync(mgs_timing *t, mgs_timing_result *res);
+/* The same for a Locality API launch on member gpu (>= 0): its CP runs
+** only the work-groups wgs[0 .. nwgs) (linear ids of el's grid, nwgs >=
+** 1), in that order; wgs must stay valid until the sync. */
+int mgs_timing_post_list(mgs_timing *t, int gpu, const gcn_emu_launch *el,
+                         const uint32_t *wgs, uint64_t nwgs);
 
 /* Work-groups GPU model i completed in the last sync. */
 uint64_t mgs_timing_last_wgs(const mgs_timing *t, uint32_t i);

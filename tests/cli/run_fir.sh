@@ -22,7 +22,7 @@ grep -q $'\r\033\\[K  [0-9.]* [kM]*insts | [0-9.]* [kMG]*insts/s' "$ERR" || fail
 
 expect_exit 2 "$MGSIM" run fir --param bogus=1 --db "$TMP/g.db"
 expect_one_error_line
-expect_in "$ERR" "workload fir has no parameter 'bogus' (parameters: n, taps)"
+expect_in "$ERR" "workload fir has no parameter 'bogus' (parameters: n, taps, locality)"
 expect_exit 2 "$MGSIM" run fir --param n=lots --db "$TMP/g.db"
 expect_in "$ERR" "value is not an integer"
 expect_exit 2 "$MGSIM" run fir --size huge --db "$TMP/g.db"

@@ -10,7 +10,7 @@
 ** Verification: bit-exact against a plain-C AES-256 that is itself checked
 ** against the FIPS-197 Appendix C.3 vector before every run.
 */
-#include "workloads/wl_util.h"
+#include "workloads/wl_locality.h"
 
 #include "mgsim/errors.h"
 #include "util/xmalloc.h"
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { P_BLOCKS };
+enum { P_BLOCKS, P_LOCALITY };
 static uint64_t aes_footprint(const wl_args *a);
 
 static uint8_t aes_sbox[256];
@@ -150,15 +150,21 @@ static int aes_run(mgs_rt *rt, const wl_args *a)
     wl_rows in, out;
     mgs_kernel *k;
     rc = wl_ctx_open(&c, rt, a, "aes.hsaco");
+    if (!rc) rc = wl_ctx_locality(&c, a->param[P_LOCALITY]);
     if (!rc) rc = wl_kernel(&c, "aes256_encrypt", &k);
     if (!rc) rc = wl_rows_alloc(&c, &in, nblocks, 16, 0, 64);
     if (!rc) rc = wl_rows_alloc(&c, &out, nblocks, 16, 0, 64);
+    /* Locality API: each member's blocks (256 per work-group) on it, the
+    ** key and S-box on every member (partition pattern). */
+    if (!rc) rc = wl_loc_place(&c, in.d[0], 1, nblocks, 16, 256);
+    if (!rc) rc = wl_loc_place(&c, out.d[0], 1, nblocks, 16, 256);
     if (!rc) rc = wl_rows_upload(&c, &in, pt);
     mgs_dptr drk[WL_MAX_PARTS], dsbox[WL_MAX_PARTS];
     for (int p = 0; !rc && p < c.parts; p++) {
-        rc = wl_upload(&c, wl_part_gpu(&c, p), rk, sizeof rk, &drk[p]);
-        if (!rc) rc = wl_upload(&c, wl_part_gpu(&c, p), aes_sbox, 256,
-                                &dsbox[p]);
+        rc = wl_upload_copies(&c, wl_part_gpu(&c, p), rk, sizeof rk,
+                              &drk[p]);
+        if (!rc) rc = wl_upload_copies(&c, wl_part_gpu(&c, p), aes_sbox, 256,
+                                       &dsbox[p]);
     }
     /* every copy first, then the launches: the GPUs run together */
     for (int p = 0; !rc && p < c.parts; p++)
@@ -192,6 +198,8 @@ const mgs_workload wl_aes = {
     .kernel_file = "aes.hsaco",
     .params = {
         { "blocks", 4096, 2326528, "16-byte plaintext blocks (71 MiB)" },
+        { "locality", 0, 0, "1: the Locality API variant (unified "
+          "platform, docs/workloads.md)" },
     },
     .run = aes_run,
     .footprint = aes_footprint,

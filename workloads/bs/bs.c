@@ -10,7 +10,7 @@
 ** work-item's partner i ^ j may live on any GPU.
 ** Verification: bit-exact against qsort of the same keys.
 */
-#include "workloads/wl_util.h"
+#include "workloads/wl_locality.h"
 
 #include "mgsim/errors.h"
 #include "util/xmalloc.h"
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { P_N };
+enum { P_N, P_LOCALITY };
 static uint64_t bs_footprint(const wl_args *a);
 
 static int cmp_u32(const void *x, const void *y)
@@ -46,8 +46,14 @@ static int bs_run(mgs_rt *rt, const wl_args *a)
     mgs_kernel *kern;
     mgs_dptr d;
     int rc = wl_ctx_open(&c, rt, a, "bs.hsaco");
+    if (!rc) rc = wl_ctx_locality(&c, a->param[P_LOCALITY]);
     if (!rc) rc = wl_kernel(&c, "bitonic_step", &kern);
-    if (!rc) rc = wl_upload(&c, wl_shared_gpu(&c), keys, (size_t)n * 4, &d);
+    if (!rc) rc = wl_alloc(&c, wl_shared_gpu(&c), (size_t)n * 4, &d);
+    /* Locality API: each member's run of keys (256 per work-group) on it;
+    ** steps with a distance beyond a member's run compare keys of
+    ** another member (random pattern). */
+    if (!rc) rc = wl_loc_place(&c, d, 1, n, 4, 256);
+    if (!rc) rc = mgs_memcpy_h2d(rt, d, keys, (size_t)n * 4);
     for (int64_t k = 2; !rc && k <= n; k <<= 1)
         for (int64_t j = k >> 1; !rc && j > 0; j >>= 1) {
             for (int p = 0; !rc && p < c.parts; p++) {
@@ -84,6 +90,8 @@ const mgs_workload wl_bs = {
     .kernel_file = "bs.hsaco",
     .params = {
         { "n", 4096, 16777216, "keys, a power of two (64 MiB)" },
+        { "locality", 0, 0, "1: the Locality API variant (unified "
+          "platform, docs/workloads.md)" },
     },
     .run = bs_run,
     .footprint = bs_footprint,

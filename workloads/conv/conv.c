@@ -10,14 +10,14 @@
 ** Inputs: pixels 0..255, mask weights 0..15. Integer arithmetic (mod 2^32),
 ** so verification is bit-exact.
 */
-#include "workloads/wl_util.h"
+#include "workloads/wl_locality.h"
 
 #include "mgsim/errors.h"
 #include "util/xmalloc.h"
 
 #include <stdlib.h>
 
-enum { P_N, P_RADIUS };
+enum { P_N, P_RADIUS, P_LOCALITY };
 static uint64_t conv_footprint(const wl_args *a);
 
 static int conv_run(mgs_rt *rt, const wl_args *a)
@@ -43,14 +43,23 @@ static int conv_run(mgs_rt *rt, const wl_args *a)
     wl_rows din, dout;
     mgs_kernel *k;
     int rc = wl_ctx_open(&c, rt, a, "conv.hsaco");
+    if (!rc) rc = wl_ctx_locality(&c, a->param[P_LOCALITY]);
     if (!rc) rc = wl_kernel(&c, "simple_conv", &k);
     if (!rc) rc = wl_rows_alloc(&c, &din, n, (size_t)n * 4, (int)rad, 1);
     if (!rc) rc = wl_rows_alloc(&c, &dout, n, (size_t)n * 4, 0, 1);
+    /* Locality API: each member's band of image rows (16 per row of
+    ** work-groups) on it, the mask on every member; a member reads the
+    ** radius rows beyond its band from its neighbours (adjacent access). */
+    if (!rc) rc = wl_loc_place(&c, wl_rows_own(&din, 0), 1, n,
+                               (size_t)n * 4, 16);
+    if (!rc) rc = wl_loc_place(&c, wl_rows_own(&dout, 0), 1, n,
+                               (size_t)n * 4, 16);
     if (!rc) rc = wl_rows_upload(&c, &din, img);
     if (!rc) rc = wl_rows_exchange(&c, &din);
     mgs_dptr dm[WL_MAX_PARTS];
     for (int p = 0; !rc && p < c.parts; p++)
-        rc = wl_upload(&c, wl_part_gpu(&c, p), mask, m * m * 4, &dm[p]);
+        rc = wl_upload_copies(&c, wl_part_gpu(&c, p), mask, m * m * 4,
+                              &dm[p]);
     for (int p = 0; !rc && p < c.parts; p++)
         rc = wl_launch2(&c, k, wl_part_gpu(&c, p), (uint64_t)n,
                         (uint64_t)din.count[p], 16, 16, "pppuuu",
@@ -95,6 +104,8 @@ const mgs_workload wl_conv = {
     .params = {
         { "n", 64, 4352, "image height = width (145 MB: in + out)" },
         { "radius", 1, 1, "mask radius r: (2r+1)^2 mask" },
+        { "locality", 0, 0, "1: the Locality API variant (unified "
+          "platform, docs/workloads.md)" },
     },
     .run = conv_run,
     .footprint = conv_footprint,

@@ -11,14 +11,14 @@
 ** Verification: relative tolerance 1e-5 (+1e-5 absolute): the compiler may
 ** fuse multiply-adds, which rounds differently from the C reference.
 */
-#include "workloads/wl_util.h"
+#include "workloads/wl_locality.h"
 
 #include "mgsim/errors.h"
 #include "util/xmalloc.h"
 
 #include <stdlib.h>
 
-enum { P_N, P_TAPS };
+enum { P_N, P_TAPS, P_LOCALITY };
 static uint64_t fir_footprint(const wl_args *a);
 
 static int fir_run(mgs_rt *rt, const wl_args *a)
@@ -39,17 +39,23 @@ static int fir_run(mgs_rt *rt, const wl_args *a)
     wl_rows din, dout;
     mgs_kernel *k;
     int rc = wl_ctx_open(&c, rt, a, "fir.hsaco");
+    if (!rc) rc = wl_ctx_locality(&c, a->param[P_LOCALITY]);
     if (!rc) rc = wl_kernel(&c, "fir", &k);
     if (!rc) rc = wl_rows_alloc_halo(&c, &din, n, 4, (int)taps - 1, 0, 64);
     if (!rc) rc = wl_rows_alloc(&c, &dout, n, 4, 0, 64);
+    /* Locality API: each member's batch of samples (256 per work-group)
+    ** on it, the taps on every member; a member reads the taps - 1
+    ** samples before its batch from the previous one (adjacent access). */
+    if (!rc) rc = wl_loc_place(&c, wl_rows_own(&din, 0), 1, n, 4, 256);
+    if (!rc) rc = wl_loc_place(&c, wl_rows_own(&dout, 0), 1, n, 4, 256);
     /* The upload fills halos from the host copy; the exchange re-fetches
     ** them from the neighbour GPU as a real multi-GPU program would. */
     if (!rc) rc = wl_rows_upload(&c, &din, x);
     if (!rc) rc = wl_rows_exchange(&c, &din);
     mgs_dptr dc[WL_MAX_PARTS];
     for (int p = 0; !rc && p < c.parts; p++)
-        rc = wl_upload(&c, wl_part_gpu(&c, p), coef, (size_t)taps * 4,
-                       &dc[p]);
+        rc = wl_upload_copies(&c, wl_part_gpu(&c, p), coef,
+                              (size_t)taps * 4, &dc[p]);
     for (int p = 0; !rc && p < c.parts; p++)
         rc = wl_launch1(&c, k, wl_part_gpu(&c, p), (uint64_t)din.count[p],
                         256, "pppuu", wl_rows_own(&din, p), dc[p],
@@ -86,6 +92,8 @@ const mgs_workload wl_fir = {
     .params = {
         { "n", 8192, 8388608, "samples (67 MB: input + output)" },
         { "taps", 16, 16, "filter taps" },
+        { "locality", 0, 0, "1: the Locality API variant (unified "
+          "platform, docs/workloads.md)" },
     },
     .run = fir_run,
     .footprint = fir_footprint,

@@ -14,7 +14,7 @@
 ** 1e-5 of the CPU's minimum, so near-ties broken differently by fused
 ** multiply-add rounding are accepted; anything else is a mismatch.
 */
-#include "workloads/wl_util.h"
+#include "workloads/wl_locality.h"
 
 #include "mgsim/errors.h"
 #include "util/xmalloc.h"
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { P_POINTS, P_FEATURES, P_CLUSTERS, P_ITERS };
+enum { P_POINTS, P_FEATURES, P_CLUSTERS, P_ITERS, P_LOCALITY };
 static uint64_t km_footprint(const wl_args *a);
 
 static float km_dist(const float *pt, const float *cent, int64_t f)
@@ -61,14 +61,22 @@ static int km_run(mgs_rt *rt, const wl_args *a)
     mgs_kernel *kt, *ka;
     mgs_dptr dc[WL_MAX_PARTS];
     int rc = wl_ctx_open(&c, rt, a, "km.hsaco");
+    if (!rc) rc = wl_ctx_locality(&c, a->param[P_LOCALITY]);
     if (!rc) rc = wl_kernel(&c, "km_transpose", &kt);
     if (!rc) rc = wl_kernel(&c, "km_assign", &ka);
     if (!rc) rc = wl_rows_alloc(&c, &dp, np, (size_t)f * 4, 0, 64);
     if (!rc) rc = wl_rows_alloc(&c, &dt, np, (size_t)f * 4, 0, 64);
     if (!rc) rc = wl_rows_alloc(&c, &dm, np, 4, 0, 64);
+    /* Locality API: each member's points (64 per work-group) on it, in
+    ** the point-major input, in every feature row of the transposed copy
+    ** and in the labels; the centroids on every member (partition). */
+    if (!rc) rc = wl_loc_place(&c, dp.d[0], 1, np, (size_t)f * 4, 64);
+    if (!rc) rc = wl_loc_place(&c, dt.d[0], f, np, 4, 64);
+    if (!rc) rc = wl_loc_place(&c, dm.d[0], 1, np, 4, 64);
     if (!rc) rc = wl_rows_upload(&c, &dp, pts);
     for (int p = 0; !rc && p < c.parts; p++) {
-        rc = wl_alloc(&c, wl_part_gpu(&c, p), (size_t)(k * f) * 4, &dc[p]);
+        rc = wl_upload_copies(&c, wl_part_gpu(&c, p), NULL,
+                              (size_t)(k * f) * 4, &dc[p]);
         if (!rc) rc = wl_launch1(&c, kt, wl_part_gpu(&c, p),
                                  (uint64_t)dp.count[p], 64, "ppuu",
                                  wl_rows_own(&dp, p), wl_rows_own(&dt, p),
@@ -76,7 +84,7 @@ static int km_run(mgs_rt *rt, const wl_args *a)
     }
     for (int64_t it = 0; !rc && it < iters; it++) {
         for (int p = 0; !rc && p < c.parts; p++)
-            rc = mgs_memcpy_h2d(rt, dc[p], cent, (size_t)(k * f) * 4);
+            rc = wl_h2d_copies(&c, dc[p], cent, (size_t)(k * f) * 4);
         for (int p = 0; !rc && p < c.parts; p++)
             rc = wl_launch1(&c, ka, wl_part_gpu(&c, p),
                             (uint64_t)dp.count[p], 64, "pppuuu",
@@ -142,6 +150,8 @@ const mgs_workload wl_km = {
         { "features", 8, 32, "features per point" },
         { "clusters", 4, 8, "clusters" },
         { "iters", 2, 5, "k-means iterations" },
+        { "locality", 0, 0, "1: the Locality API variant (unified "
+          "platform, docs/workloads.md)" },
     },
     .run = km_run,
     .footprint = km_footprint,

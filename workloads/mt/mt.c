@@ -10,14 +10,14 @@
 ** Inputs: splitmix64 words keyed by seed (wl_rng).
 ** Verification: bit-exact.
 */
-#include "workloads/wl_util.h"
+#include "workloads/wl_locality.h"
 
 #include "mgsim/errors.h"
 #include "util/xmalloc.h"
 
 #include <stdlib.h>
 
-enum { P_ROWS, P_COLS };
+enum { P_ROWS, P_COLS, P_LOCALITY };
 
 static int mt_run(mgs_rt *rt, const wl_args *a)
 {
@@ -40,9 +40,18 @@ static int mt_run(mgs_rt *rt, const wl_args *a)
     mgs_kernel *k = NULL;
     mgs_dptr din, dout;
     int rc = wl_ctx_open(&c, rt, a, "mt.hsaco");
+    if (!rc) rc = wl_ctx_locality(&c, a->param[P_LOCALITY]);
     if (!rc) rc = wl_kernel(&c, "mt", &k);
-    if (!rc) rc = wl_upload(&c, wl_shared_gpu(&c), in, nn * 4, &din);
+    if (!rc) rc = wl_alloc(&c, wl_shared_gpu(&c), nn * 4, &din);
     if (!rc) rc = wl_alloc(&c, wl_shared_gpu(&c), nn * 4, &dout);
+    /* Locality API: each member's band of input rows (16 per row of
+    ** work-groups) on it, the output in bands of its rows as well: a
+    ** member reads locally and writes a column band of the output, which
+    ** lies on every member (scatter; pages are too coarse to place a
+    ** column band). */
+    if (!rc) rc = wl_loc_place(&c, din, 1, rows, (size_t)cols * 4, 16);
+    if (!rc) rc = wl_loc_place(&c, dout, 1, cols, (size_t)rows * 4, 16);
+    if (!rc) rc = mgs_memcpy_h2d(rt, din, in, nn * 4);
     /* Each part transposes a band of input rows: its tiles are found by
     ** offsetting the input pointer, and the output pointer by the same
     ** number of output columns. */
@@ -77,7 +86,9 @@ const mgs_workload wl_mt = {
     .description = "matrix transpose through LDS tiles (uint32)",
     .kernel_file = "mt.hsaco",
     .params = {{"rows", 200, 4096, "input rows (default 4096: 128 MB; assumed)"},
-               {"cols", 136, 4096, "input columns"}},
+               {"cols", 136, 4096, "input columns"},
+               {"locality", 0, 0, "1: the Locality API variant (unified "
+                "platform, docs/workloads.md)"}},
     .run = mt_run,
     .footprint = mt_footprint,
 };
