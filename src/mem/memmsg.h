@@ -82,6 +82,12 @@ typedef enum mem_msg_type {
 #define MEM_F_NOALLOC    (1u << 7)  /* write: a write-back cache that misses
                                        sends it below without allocating
                                        (a DMA copy writing memory) */
+#define MEM_F_XWRITE     (1u << 14) /* XLATE (and the walker's fault): the
+                                       translation is for a write or atomic,
+                                       so a read-only mapping does not do */
+#define MEM_F_READONLY   (1u << 15) /* XLATE_RSP: the mapping is read-only
+                                       (a replica, docs/memory-management.md);
+                                       a write through it must ask again */
 
 typedef struct mem_msg {
     sim_msg base;          /* FIRST; base.type is a mem_msg_type */

@@ -34,10 +34,14 @@ void tlb_core_fini(tlb_core *k, mem_pool *pool)
 }
 
 bool tlb_core_install(tlb_core *k, uint32_t pid, uint64_t vpn,
-                      uint64_t ppage)
+                      uint64_t ppage, bool readonly)
 {
-    if (tlb_core_lookup(k, pid, vpn))
+    tlb_entry *e = tlb_core_lookup(k, pid, vpn);
+    if (e) {
+        e->ppage = ppage;
+        e->readonly = readonly;
         return false;
+    }
     tlb_entry *s = &k->entries[(vpn % k->sets) * k->ways], *victim = &s[0];
     for (uint32_t w = 0; w < k->ways; w++) {
         if (!s[w].valid) {
@@ -48,7 +52,9 @@ bool tlb_core_install(tlb_core *k, uint32_t pid, uint64_t vpn,
             victim = &s[w];
     }
     bool evicted = victim->valid;
-    *victim = (tlb_entry){true, pid, vpn, ppage, ++k->stamp};
+    *victim = (tlb_entry){.valid = true, .pid = pid, .vpn = vpn,
+                          .readonly = readonly, .ppage = ppage,
+                          .lru = ++k->stamp};
     return evicted;
 }
 
@@ -66,15 +72,25 @@ tlb_mshr *tlb_core_miss(tlb_core *k, mem_pool *pool, mem_msg *req,
             free_one = x;
     }
     *merged = h != NULL;
+    bool write = tlb_core_writes(req);
     if (h) {
         if (h->nwait == TLB_MSHR_WAITERS)
             return NULL;
+        if (write && !h->write) {
+            /* Asked for a read: a read-only answer is asked for again
+            ** (tlb_core_ask_again). */
+            h->write = true;
+            if (!h->sent)
+                h->down->flags |= MEM_F_XWRITE;
+        }
     } else {
         if (!free_one)
             return NULL; /* all MSHRs busy: back-pressure */
         h = free_one;
-        *h = (tlb_mshr){.used = true, .pid = req->pid, .vpn = vpn};
+        *h = (tlb_mshr){.used = true, .write = write, .pid = req->pid,
+                        .vpn = vpn};
         h->down = mem_msg_alloc(pool, MEM_XLATE);
+        h->down->flags = write ? MEM_F_XWRITE : 0;
         h->down->addr = vpn << k->page_shift;
         h->down->pid = req->pid;
         h->down->gpu = req->gpu;
@@ -94,6 +110,7 @@ void tlb_core_mshr_retry(tlb_core *k, mem_pool *pool, tlb_mshr *h,
     d->addr = h->down->addr;
     d->pid = h->down->pid;
     d->gpu = h->down->gpu;
+    d->flags = h->write ? MEM_F_XWRITE : 0;
     d->origin = h;
     d->issue_time = now;
     d->base.bytes = h->down->base.bytes;

@@ -269,14 +269,16 @@ int platform_config_validate(const platform_config *c)
                              (unsigned long long)c->gpu.l2_interleave);
     if (c->um.migrate && c->type != PLATFORM_DISCRETE &&
         c->type != PLATFORM_UNIFIED)
-        return mgs_error_set(MGS_ECONFIG, "memory.management = migrate needs "
+        return mgs_error_set(MGS_ECONFIG, "memory.management = %s needs "
                              "platform.type = discrete or unified (got %s)",
+                             c->um.esi ? "esi" : "migrate",
                              type_names[c->type]);
     if (c->um.migrate && (strcmp(c->coherence, "nc") ||
                           c->remote_cache != COH_REMOTE_L1))
-        return mgs_error_set(MGS_ECONFIG, "memory.management = migrate needs "
+        return mgs_error_set(MGS_ECONFIG, "memory.management = %s needs "
                              "coherence.protocol = nc and "
-                             "coherence.remote_cache = l1");
+                             "coherence.remote_cache = l1",
+                             c->um.esi ? "esi" : "migrate");
     if (c->shared_iommu && (c->iommu_walkers < 1 || c->iommu_queue < 1))
         return mgs_error_set(MGS_ECONFIG, "mmu.iommu_walkers and "
                              "mmu.iommu_queue must be >= 1");
@@ -793,5 +795,7 @@ void platform_plug_dma_driver(platform *p, sim_port *driver_port)
     if (p->dma_cmd)
         conn_plug(p->dma_cmd, driver_port);
 }
+
+struct um_migrator *platform_um(platform *p) { return p->um; }
 
 noc_net *platform_host_net(platform *p) { return p->host_net; }

@@ -156,5 +156,7 @@ void platform_plug_dma_driver(platform *p, sim_port *driver_port);
 /* The network carrying host traffic (the PCIe tree; NULL without
 ** with_dma): platform_net_of(p) itself when RDMA shares it. */
 noc_net *platform_host_net(platform *p);
+/* The IOMMU's fault handler under memory.management != none, else NULL. */
+struct um_migrator *platform_um(platform *p);
 
 #endif

@@ -189,6 +189,7 @@ static void pte_set(mgs_devmem *m, mgs_devmem_pte *p, int gpu, uint32_t frame)
         frame_release(m, p->gpu, p->frame);
     p->gpu = gpu;
     p->frame = gpu >= 0 ? frame : 0;
+    p->readonly = 0;
 }
 
 /* ---- allocation ------------------------------------------------------- */
@@ -625,6 +626,29 @@ int mgs_devmem_unmap(mgs_devmem *m, int gpu, uint64_t va)
     return MGS_OK;
 }
 
+int mgs_devmem_set_readonly(mgs_devmem *m, int gpu, uint64_t va,
+                            bool readonly)
+{
+    mgs_devmem_table *t;
+    uint64_t vpn;
+    int rc = table_page(m, gpu, va, &t, &vpn);
+    if (rc)
+        return rc;
+    if (t->ptes[vpn].gpu < 0)
+        return mgs_error_set(MGS_EFAULT, "page of address 0x%llx is not "
+                             "mapped for GPU %d", (unsigned long long)va, gpu);
+    t->ptes[vpn].readonly = readonly;
+    return MGS_OK;
+}
+
+bool mgs_devmem_readonly(mgs_devmem *m, int gpu, uint64_t va)
+{
+    mgs_devmem_table *t = table_of(m, gpu);
+    uint64_t vpn = (va - MGS_DEVMEM_VA_BASE) >> m->page_shift;
+    return t && va >= MGS_DEVMEM_VA_BASE && vpn < m->npte &&
+           t->ptes[vpn].gpu >= 0 && t->ptes[vpn].readonly;
+}
+
 int mgs_devmem_page_frame(mgs_devmem *m, int gpu, uint64_t va, int *frame_gpu,
                           uint32_t *frame)
 {
@@ -713,6 +737,11 @@ int mgs_devmem_frame_hold(mgs_devmem *m, int gpu, uint32_t *frame)
     *frame = frame_take(&m->gpus[gpu]);
     m->gpus[gpu].refs[*frame] = 1;
     return MGS_OK;
+}
+
+void mgs_devmem_frame_keep(mgs_devmem *m, int gpu, uint32_t frame)
+{
+    m->gpus[gpu].refs[frame]++;
 }
 
 void mgs_devmem_frame_drop(mgs_devmem *m, int gpu, uint32_t frame)

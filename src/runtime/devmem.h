@@ -69,7 +69,9 @@
 /* One table's mapping of one virtual page. */
 typedef struct mgs_devmem_pte {
     int32_t gpu;            /* GPU holding the frame, -1 = unmapped */
-    uint32_t frame;         /* frame number within that GPU's memory */
+    uint32_t frame : 31;    /* frame number within that GPU's memory */
+    uint32_t readonly : 1;  /* GPU writes fault (an ESI replica); every new
+                               mapping starts writable */
 } mgs_devmem_pte;
 
 typedef struct mgs_devmem_table {
@@ -195,6 +197,13 @@ int mgs_devmem_phys_write(mgs_devmem *m, uint64_t pa, const void *src,
 ** (replacing what the table mapped there). */
 int mgs_devmem_map(mgs_devmem *m, int gpu, uint64_t va, int frame_gpu,
                    uint32_t frame);
+/* Makes table gpu's mapping of va's page read-only or writable again
+** (MGS_EFAULT if unmapped). Only the timing model's walker reads the bit:
+** a GPU write through a read-only mapping faults at the IOMMU. */
+int mgs_devmem_set_readonly(mgs_devmem *m, int gpu, uint64_t va,
+                            bool readonly);
+/* Whether table gpu maps va's page read-only (false if unmapped). */
+bool mgs_devmem_readonly(mgs_devmem *m, int gpu, uint64_t va);
 /* Unmaps va's page in table gpu (accesses through it then fault). */
 int mgs_devmem_unmap(mgs_devmem *m, int gpu, uint64_t va);
 /* Where table gpu maps va's page: MGS_OK and (*frame_gpu, *frame), or
@@ -219,6 +228,9 @@ int mgs_devmem_replicate_page(mgs_devmem *m, uint64_t va, int frame_gpu,
 ** reference back (the frame is released when nothing else maps it). */
 int mgs_devmem_frame_hold(mgs_devmem *m, int gpu, uint32_t *frame);
 void mgs_devmem_frame_drop(mgs_devmem *m, int gpu, uint32_t frame);
+/* One more reference to a live frame (kept while a table stops mapping
+** it: an invalidated replica being written back); frame_drop returns it. */
+void mgs_devmem_frame_keep(mgs_devmem *m, int gpu, uint32_t frame);
 
 /* Host-table query: GPU whose frame holds va, or -1 if unmapped. */
 int mgs_devmem_gpu_of(mgs_devmem *m, uint64_t va);

@@ -255,11 +255,11 @@ int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out)
                             ? MGS_PLACE_INTERLEAVED
                             : MGS_PLACE_CONTIGUOUS;
     if (o->config && !strcmp(o->config->platform_placement, "first_touch") &&
-        strcmp(o->config->memory_management, "migrate")) {
+        !strcmp(o->config->memory_management, "none")) {
         mgs_devmem_destroy(&rt->mem);
         free(rt);
         return mgs_error_set(MGS_ECONFIG, "platform.placement = first_touch "
-                             "needs memory.management = migrate");
+                             "needs memory.management = migrate or esi");
     }
     rt->gpu_wgs = mgs_xcalloc((size_t)o->num_gpus, sizeof *rt->gpu_wgs);
     rt->next_dispatch_id = 1;
@@ -315,8 +315,8 @@ int mgs_rt_num_cus(const mgs_rt *rt)
 /* ---- memory ---- */
 
 /* Which page tables map a program's new buffer (docs/memory-management.md):
-** every table unless pages migrate (memory.management = migrate, timing
-** mode); then only the table of the GPU holding each page, or none for
+** every table unless pages migrate (memory.management = migrate or esi,
+** timing mode); then only the table of the GPU holding each page, or none for
 ** managed memory and first-touch placement (the first touch brings the
 ** page). The runtime's own buffers (code, kernel arguments, scratch) are
 ** always mapped everywhere. */
@@ -325,7 +325,7 @@ static mgs_devmem_mapping buffer_mapping(const mgs_rt *rt, int gpu,
 {
     const mgs_config *k = rt->opt.config;
     if (rt->opt.mode != MGS_MODE_TIMING || !k ||
-        strcmp(k->memory_management, "migrate"))
+        !strcmp(k->memory_management, "none"))
         return MGS_MAP_ALL;
     if (managed || (gpu == MGS_GPU_ALL &&
                     !strcmp(k->platform_placement, "first_touch")))

@@ -23,7 +23,8 @@ void um_config_default(um_config *c)
 
 void um_config_from(um_config *c, const mgs_config *k)
 {
-    c->migrate = !strcmp(k->memory_management, "migrate");
+    c->migrate = strcmp(k->memory_management, "none") != 0;
+    c->esi = !strcmp(k->memory_management, "esi");
     c->fault_latency = k->memory_fault_latency;
     c->via_host = !strcmp(k->memory_migration_link, "host");
     c->min_residency = k->memory_min_residency;

@@ -1,35 +1,45 @@
 /*
 ** UM.Migrator (um.h): the shared IOMMU's page-fault handler under
-** memory.management = migrate. Seed 002 §5.3.3.1 steps 3-8, with the
-** rules the text leaves open (docs/memory-management.md):
+** memory.management = migrate or esi. Seed 002 §5.3.3.1 steps 3-8 and
+** §5.3.3.2, with the rules the text leaves open (docs/memory-management.md).
+** What a fault needs comes from the page directory (esi_dir.h): under
+** migrate every fault moves the page (Exclusive only); under esi a read
+** gets a read-only replica and a write invalidates the other copies.
 **
 ** A fault (MEM_XLATE | MEM_F_FAULT from the IOMMU's walker: page VA, pid,
-** faulting GPU g) is taken into a fault record and then, in order:
-**   1. the page is in flight (a migration slot has it): the fault waits on
-**      that slot (no double move; counted in pages_waiting);
-**   2. g's table maps the page already (a migration finished between the
-**      walk and now): answered at once, resolved (counted in raced);
-**   3. the page arrived on another GPU less than memory.min_residency ago:
-**      the fault is parked until then (residency_waits), the ping-pong rule;
+** faulting GPU g, MEM_F_XWRITE for a write) is taken into a fault record
+** and then, in order:
+**   1. the page is in flight (a slot has it): the fault waits on that slot
+**      (no double move; counted in pages_waiting);
+**   2. g's table maps the page, writable if the fault is a write (a move
+**      finished between the walk and now): answered at once (raced);
+**   3. the directory's plan would take the page from a GPU it was given to
+**      less than memory.min_residency ago: the fault is parked until then
+**      (residency_waits), the ping-pong rule;
 **   4. every slot is busy: the fault queues (FIFO);
-**   5. else a migration starts. The page's frame (host table) is on GPU k;
-**      the GPU whose table maps it is the source s (none: the page waits
-**      for its first touch, k holds its staging frame). If no GPU maps it
-**      and k == g, the page is mapped in place (first_touch). Otherwise a
-**      frame on g is held, s's mapping is removed at once (its new
-**      accesses fault and wait here), and UM_MIGRATE goes to PMC[k].
-** A migration completes when the destination PMC wrote every line
-** (UM_FILLED) and the source PMC dropped the old copy (UM_RELEASED): the
-** host table and g's table map the new frame (the old one is released),
-** the page is resident on g until now + min_residency, and every waiting
-** fault is answered "resolved" (with memory.fault_latency = N: not before
-** N after the migration started). Then the queue is served.
+**   5. else the plan starts. The page's host-table frame is on GPU k. If no
+**      GPU holds the page and k == g, it is mapped in place (first_touch).
+**      Otherwise: a frame on g is held if data moves; each GPU whose copy
+**      goes is unmapped at once (its new accesses fault and wait here; its
+**      frame is kept until dropped) and its PMC gets UM_MIGRATE with
+**      UM_F_NO_DATA; the supplier's PMC (the staging frame's, k, if nobody
+**      holds the page) gets UM_MIGRATE: a move (its copy goes), or a
+**      replica (UM_F_KEEP; an Exclusive owner is made read-only first and
+**      shot down).
+** A plan completes when every PMC answered (UM_RELEASED from each command,
+** UM_FILLED from g): g's table maps the new frame (read-only for a
+** replica) or its own frame writable (an upgrade), the host table maps
+** the copy of an Exclusive page, the dropped frames are released, the
+** directory records the result, the page is resident on g until now +
+** min_residency, and every waiting fault that g's mapping now satisfies is
+** answered "resolved" (with memory.fault_latency = N: not before N after
+** the start); the others start over. Then the queue is served.
 **
 ** Fault record life (a fixed pool of max_faults: every unanswered fault
 ** holds one of the IOMMU's walks, so there are never more):
 **   FREE --taken from the fault port--> WAITING (on a slot) | PARKED
 **        (its event at the residency end) | QUEUED | answered -> FREE
-** Slot life: FREE --start--> MOVING --filled and released--> (ANSWERING:
+** Slot life: FREE --start--> MOVING --every PMC answered--> (ANSWERING:
 ** fixed latency not reached, its event pending) --> FREE.
 */
 #include <assert.h>
@@ -37,6 +47,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "um/esi_dir.h"
 #include "um/um_int.h"
 
 um_break um_test_break = UM_BREAK_NONE;
@@ -50,23 +61,30 @@ typedef struct um_fault {
 } um_fault;
 
 typedef struct um_slot {
-    bool used, filled, released, answering;
+    bool used, answering;
     uint64_t id;              /* migration sequence number */
     uint64_t va;              /* page */
-    int src, holder, dst;     /* table that mapped it (-1), frame's GPU, g */
-    uint64_t old_pa, new_pa;
+    int dst;                  /* the faulting GPU */
+    int sender;               /* GPU whose PMC sends the data (-1: none) */
+    esi_plan plan;
+    uint64_t new_pa;          /* ESI_FETCH: the frame held on dst */
+    uint64_t *old_pa;         /* [ngpus]: frames of invalidated copies, kept
+                                 until their PMC dropped them (0: none) */
+    uint64_t wait_released;   /* PMCs whose UM_RELEASED is still due */
+    bool wait_filled;         /* dst's UM_FILLED still due */
     mgs_time start;
     uint32_t waiters, wtail;  /* fault records, FIFO */
     sim_event ev;             /* ANSWERING: the fixed-latency answer */
     char label[128];          /* for dumps */
 } um_slot;
 
-/* Where a page last arrived and until when it stays (open addressing,
-** key = page number + 1, 0 = empty). */
+/* Which GPUs were last given a page and until when no other GPU's fault
+** may take it from them (open addressing, key = page number + 1, 0 =
+** empty). Several readers of one page are protected together. */
 typedef struct um_resident {
     uint64_t key;
     mgs_time until;
-    int32_t gpu;
+    uint64_t gpus;            /* bit per GPU */
 } um_resident;
 
 struct um_migrator {
@@ -75,6 +93,7 @@ struct um_migrator {
     um_config cfg;
     mem_pool *pool;
     um_pagemap pages;
+    esi_dir *dir;
     sim_port **pmcs;          /* [ngpus], borrowed */
     uint32_t npmcs;
     unsigned page_shift;
@@ -89,9 +108,11 @@ struct um_migrator {
     uint64_t res_cap, res_n;
     um_queue to_walker, to_pmc;
     stat_counter *st_faults, *st_migr, *st_bytes, *st_shoot, *st_wait,
-        *st_res_wait, *st_first, *st_raced, *st_over, *st_failed;
+        *st_res_wait, *st_first, *st_raced, *st_over, *st_failed,
+        *st_write_faults, *st_replicas, *st_upgrades, *st_inval,
+        *st_downgrades, *st_collapses;
     stat_hist *st_latency;
-    stat_counter own[10];
+    stat_counter own[16];
     stat_hist own_hist;
 };
 
@@ -154,16 +175,24 @@ static void answer(um_migrator *m, uint32_t i, bool resolved)
     fault_free(m, i);
 }
 
-static void send_ctl(um_migrator *m, mem_msg *c)
-{
-    um_queue_push(&m->to_pmc, c);
-}
-
 /* ---- migrations ------------------------------------------------------- */
 
 static uint64_t page_of(const um_migrator *m, uint64_t va)
 {
     return va & ~(((uint64_t)1 << m->page_shift) - 1);
+}
+
+static bool fault_writes(const mem_msg *f)
+{
+    return f->flags & MEM_F_XWRITE;
+}
+
+/* Whether fault f's GPU may now do what it faulted on. */
+static bool satisfied(um_migrator *m, const mem_msg *f)
+{
+    uint64_t pa, va = page_of(m, f->addr);
+    return m->pages.lookup(m->pages.ud, f->gpu, va, &pa) &&
+           (!fault_writes(f) || !m->pages.readonly(m->pages.ud, f->gpu, va));
 }
 
 static um_slot *slot_of_page(um_migrator *m, uint64_t va)
@@ -184,76 +213,121 @@ static void slot_wait(um_slot *s, um_fault *faults, uint32_t i)
     s->wtail = i;
 }
 
-/* The page stays on gpu until `answered` + min_residency. */
+/* gpu was given the page at `answered`: no other GPU's fault takes it
+** away before answered + min_residency. */
 static void resident_until(um_migrator *m, uint64_t va, int gpu,
                            mgs_time answered)
 {
     um_resident *r = res_find(m, va >> m->page_shift, true);
-    r->gpu = gpu;
+    if (r->until <= eng_now(m->base.eng))
+        r->gpus = 0;
+    r->gpus |= 1ull << gpu;
     r->until = answered + m->cfg.min_residency;
 }
 
-/* Starts moving fault i's page to its GPU in slot s (step 5). */
-static void start(um_migrator *m, um_slot *s, uint32_t i)
+/* A command to GPU x's PMC about slot s's page: its copy at `pa`. */
+static void command(um_migrator *m, um_slot *s, int x, uint64_t pa,
+                    uint64_t flags, uint32_t pid)
+{
+    mem_msg *c = mem_msg_alloc(m->pool, (mem_msg_type)UM_MIGRATE);
+    c->base.dst = m->pmcs[x];
+    c->base.bytes = UM_CTL_BYTES;
+    c->base.id = s->id;
+    c->vaddr = s->va;
+    c->addr = pa;
+    c->paddr = s->new_pa;
+    c->gpu = s->dst;
+    c->pid = pid;
+    c->coh[0] = flags;
+    c->issue_time = s->start;
+    s->wait_released |= 1ull << x;
+    if (flags & UM_F_SHOOTDOWN)
+        stat_inc(m->st_shoot);
+    um_queue_push(&m->to_pmc, c);
+}
+
+static void complete(um_migrator *m, um_slot *s);
+
+/* Starts fault i's plan p in slot s: frames held, tables changed (the GPUs
+** losing their copy unmapped, a downgraded owner read-only), commands to
+** the PMCs (seed 002 §5.3.3.1 step 5, §5.3.3.2). */
+static void start(um_migrator *m, um_slot *s, uint32_t i, const esi_plan *p)
 {
     mem_msg *f = m->faults[i].msg;
-    uint64_t va = page_of(m, f->addr);
+    uint64_t va = page_of(m, f->addr), vpn = va >> m->page_shift;
     int g = f->gpu;
-    uint64_t old_pa;
-    if (!m->pages.lookup(m->pages.ud, UM_HOST_TABLE, va, &old_pa)) {
-        answer(m, i, false);  /* no allocation there: a real fault */
-        return;
-    }
-    int src = -1;
-    for (uint32_t t = 0; t < m->cfg.ngpus; t++) {
-        uint64_t pa;
-        if ((int)t != g && m->pages.lookup(m->pages.ud, (int)t, va, &pa)) {
-            src = (int)t;
-            break;
-        }
-    }
-    int holder = (int)(old_pa / m->cfg.mem_per_gpu);
-    if (src < 0 && holder == g) {
+    uint64_t host_pa;
+    m->pages.lookup(m->pages.ud, UM_HOST_TABLE, va, &host_pa);
+    int staging = (int)(host_pa / m->cfg.mem_per_gpu);
+    if (p->kind == ESI_FETCH && p->supplier < 0 && staging == g) {
         /* First touch by the GPU holding the staging frame: no move. */
-        m->pages.map(m->pages.ud, g, va, old_pa);
+        m->pages.map(m->pages.ud, g, va, host_pa);
+        esi_dir_commit(m->dir, vpn, (uint32_t)g, p);
         stat_inc(m->st_first);
         resident_until(m, va, g, eng_now(m->base.eng));
         answer(m, i, true);
         return;
     }
-    uint64_t new_pa;
-    if (m->pages.hold(m->pages.ud, g, &new_pa) != MGS_OK) {
+    uint64_t new_pa = 0;
+    if (p->kind == ESI_FETCH &&
+        m->pages.hold(m->pages.ud, g, &new_pa) != MGS_OK) {
         stat_inc(m->st_failed);
         answer(m, i, false);  /* out of frames on g: the access faults */
         return;
     }
-    if (src >= 0)
-        m->pages.unmap(m->pages.ud, src, va);
-    *s = (um_slot){.used = true, .id = m->next_id++, .va = va, .src = src,
-                   .holder = holder, .dst = g, .old_pa = old_pa,
-                   .new_pa = new_pa, .start = eng_now(m->base.eng),
+    uint64_t *old_pa = s->old_pa;
+    memset(old_pa, 0, m->cfg.ngpus * sizeof *old_pa);
+    *s = (um_slot){.used = true, .id = m->next_id++, .va = va, .dst = g,
+                   .sender = -1, .plan = *p, .new_pa = new_pa,
+                   .old_pa = old_pa, .start = eng_now(m->base.eng),
                    .waiters = NONE, .wtail = NONE, .ev = s->ev};
-    snprintf(s->label, sizeof s->label, "%s: page 0x%" PRIx64 " GPU %d -> "
-             "GPU %d (migration %" PRIu64 ")", m->base.name, va, holder, g,
-             s->id);
     m->active++;
     slot_wait(s, m->faults, i);
-    stat_inc(m->st_migr);
-    if (src >= 0)
-        stat_inc(m->st_shoot);
-    mem_msg *c = mem_msg_alloc(m->pool, (mem_msg_type)UM_MIGRATE);
-    c->base.dst = m->pmcs[holder];
-    c->base.bytes = UM_CTL_BYTES;
-    c->base.id = s->id;
-    c->vaddr = va;
-    c->addr = old_pa;
-    c->paddr = new_pa;
-    c->gpu = g;
-    c->pid = f->pid;
-    c->coh[0] = (src >= 0 ? UM_F_SHOOTDOWN : 0) |
-                (m->cfg.via_host || src < 0 ? UM_F_VIA_HOST : 0);
-    c->issue_time = s->start;
-    send_ctl(m, c);
+    uint64_t via_host = m->cfg.via_host ? UM_F_VIA_HOST : 0;
+    bool skip = um_test_break == UM_BREAK_NO_INVALIDATE;
+    /* Copies that go: unmapped now (new accesses fault and wait here),
+    ** their frames kept until their PMC dropped them. */
+    for (int x = 0; x < (int)m->cfg.ngpus; x++) {
+        if (!(p->invalidate >> x & 1) || (skip && x != p->supplier))
+            continue;
+        uint64_t pa;
+        if (!m->pages.lookup(m->pages.ud, x, va, &pa))
+            continue;
+        m->pages.keep(m->pages.ud, pa);
+        m->pages.unmap(m->pages.ud, x, va);
+        s->old_pa[x] = pa;
+        if (x != p->supplier) {
+            command(m, s, x, pa, UM_F_SHOOTDOWN | UM_F_NO_DATA, f->pid);
+            stat_inc(m->st_inval);
+        }
+    }
+    if (p->kind == ESI_FETCH) {
+        int x = p->supplier;
+        uint64_t flags = via_host, pa = host_pa;
+        if (x < 0) {
+            x = staging;          /* no GPU holds it: from the staging frame */
+            flags = UM_F_VIA_HOST;
+        } else if (p->invalidate >> x & 1) {
+            pa = s->old_pa[x];    /* a move */
+            flags |= UM_F_SHOOTDOWN;
+        } else {
+            m->pages.lookup(m->pages.ud, x, va, &pa);
+            flags |= UM_F_KEEP;   /* a replica */
+            if (p->downgrade >> x & 1) {
+                m->pages.protect(m->pages.ud, x, va, true);
+                flags |= UM_F_SHOOTDOWN;
+                stat_inc(m->st_downgrades);
+            }
+        }
+        s->sender = x;
+        s->wait_filled = um_test_break != UM_BREAK_NO_COPY;
+        command(m, s, x, pa, flags, f->pid);
+    }
+    snprintf(s->label, sizeof s->label, "%s: page 0x%" PRIx64 " GPU %d -> "
+             "GPU %d (migration %" PRIu64 ")", m->base.name, va, s->sender,
+             g, s->id);
+    if (!s->wait_released && !s->wait_filled)
+        complete(m, s);       /* an upgrade with nobody to invalidate */
 }
 
 static void take(um_migrator *m, uint32_t i);
@@ -270,14 +344,15 @@ static void serve_queue(um_migrator *m)
     }
 }
 
-/* The page is on s->dst: its faults are answered; faults of other GPUs
-** that waited on the move start over (they meet the residency rule). */
+/* The page is where the plan put it: the faults it satisfies are
+** answered; the others (other GPUs, a write that got a read-only replica)
+** start over (they meet the residency rule). */
 static void slot_answer_all(um_migrator *m, um_slot *s)
 {
     uint32_t others = NONE, otail = NONE;
     for (uint32_t i = s->waiters; i != NONE;) {
         uint32_t next = m->faults[i].next;
-        if (m->faults[i].msg->gpu == s->dst) {
+        if (satisfied(m, m->faults[i].msg)) {
             answer(m, i, true);
         } else {
             m->faults[i].next = NONE;
@@ -299,13 +374,35 @@ static void slot_answer_all(um_migrator *m, um_slot *s)
     serve_queue(m);
 }
 
-/* Both PMCs are done: remap, then answer (now, or at the fixed time). */
+/* Every PMC answered: the tables say what the plan did (the host's maps
+** the only copy of an Exclusive page), the dropped frames go, the
+** directory records it; then the faults are answered (now, or at the
+** fixed time). */
 static void complete(um_migrator *m, um_slot *s)
 {
-    m->pages.map(m->pages.ud, UM_HOST_TABLE, s->va, s->new_pa);
-    m->pages.map(m->pages.ud, s->dst, s->va, s->new_pa);
-    m->pages.drop(m->pages.ud, s->new_pa);
-    stat_addn(m->st_bytes, (uint64_t)1 << m->page_shift);
+    const esi_plan *p = &s->plan;
+    uint64_t dst_pa = s->new_pa;
+    if (p->kind == ESI_FETCH) {
+        m->pages.map(m->pages.ud, s->dst, s->va, s->new_pa);
+        if (p->result == ESI_S)
+            m->pages.protect(m->pages.ud, s->dst, s->va, true);
+        stat_addn(m->st_bytes, (uint64_t)1 << m->page_shift);
+        stat_inc(p->result == ESI_S ? m->st_replicas : m->st_migr);
+    } else {
+        m->pages.lookup(m->pages.ud, s->dst, s->va, &dst_pa);
+        m->pages.protect(m->pages.ud, s->dst, s->va, false);
+        stat_inc(m->st_upgrades);
+    }
+    if (p->result == ESI_E)
+        m->pages.map(m->pages.ud, UM_HOST_TABLE, s->va, dst_pa);
+    for (uint32_t x = 0; x < m->cfg.ngpus; x++)
+        if (s->old_pa[x]) {
+            m->pages.drop(m->pages.ud, s->old_pa[x]);
+            s->old_pa[x] = 0;
+        }
+    if (p->kind == ESI_FETCH)
+        m->pages.drop(m->pages.ud, s->new_pa);
+    esi_dir_commit(m->dir, s->va >> m->page_shift, (uint32_t)s->dst, p);
     mgs_time now = eng_now(m->base.eng);
     if (m->cfg.fault_latency) {
         mgs_time at = s->start + m->cfg.fault_latency;
@@ -325,7 +422,7 @@ static void complete(um_migrator *m, um_slot *s)
 static void take(um_migrator *m, uint32_t i)
 {
     mem_msg *f = m->faults[i].msg;
-    uint64_t va = page_of(m, f->addr);
+    uint64_t va = page_of(m, f->addr), vpn = va >> m->page_shift;
     int g = f->gpu;
     um_slot *s = slot_of_page(m, va);
     if (s) {
@@ -334,19 +431,32 @@ static void take(um_migrator *m, uint32_t i)
         return;
     }
     uint64_t pa;
-    if (g >= 0 && (uint32_t)g < m->cfg.ngpus &&
-        m->pages.lookup(m->pages.ud, g, va, &pa)) {
+    if (g < 0 || (uint32_t)g >= m->cfg.ngpus ||
+        !m->pages.lookup(m->pages.ud, UM_HOST_TABLE, va, &pa)) {
+        answer(m, i, false);  /* no allocation there: a real fault */
+        return;
+    }
+    if (satisfied(m, f)) {
         stat_inc(m->st_raced);
         answer(m, i, true);
         return;
     }
-    if (g < 0 || (uint32_t)g >= m->cfg.ngpus) {
-        answer(m, i, false);
+    if (!esi_dir_known(m->dir, vpn)) {
+        int holder = -1;      /* first sight: whoever's table maps it */
+        for (uint32_t t = 0; t < m->cfg.ngpus && holder < 0; t++)
+            if (m->pages.lookup(m->pages.ud, (int)t, va, &pa))
+                holder = (int)t;
+        esi_dir_seed(m->dir, vpn, holder);
+    }
+    esi_plan p = esi_dir_plan(m->dir, vpn, (uint32_t)g, fault_writes(f));
+    if (p.kind == ESI_NOTHING) {
+        answer(m, i, false);  /* the directory and the tables disagree */
         return;
     }
-    um_resident *r = res_find(m, va >> m->page_shift, false);
+    um_resident *r = res_find(m, vpn, false);
     mgs_time now = eng_now(m->base.eng);
-    if (r && r->gpu != g && r->until > now) {
+    uint64_t taken = (p.invalidate | p.downgrade) & ~(1ull << g);
+    if (r && r->until > now && (r->gpus & taken)) {
         stat_inc(m->st_res_wait);
         m->parked++;
         eng_schedule(m->base.eng, &m->faults[i].ev, r->until);
@@ -363,7 +473,7 @@ static void take(um_migrator *m, uint32_t i)
     }
     for (uint32_t k = 0; k < m->cfg.max_migrations; k++)
         if (!m->slots[k].used) {
-            start(m, &m->slots[k], i);
+            start(m, &m->slots[k], i, &p);
             return;
         }
 }
@@ -378,12 +488,11 @@ static void pmc_answer(um_migrator *m, mem_msg *a)
             s = &m->slots[k];
     assert(s && !s->answering);
     if (a->base.type == UM_FILLED)
-        s->filled = true;
+        s->wait_filled = false;
     else
-        s->released = true;
+        s->wait_released &= ~(1ull << a->gpu);
     mem_msg_release(m->pool, a);
-    bool copy = um_test_break != UM_BREAK_NO_COPY;
-    if (s->released && (s->filled || !copy))
+    if (!s->wait_released && !s->wait_filled)
         complete(m, s);
 }
 
@@ -401,6 +510,8 @@ static bool mig_tick(sim_comp *c)
         m->free_faults = m->faults[i].next;
         m->faults[i].msg = (mem_msg *)port_retrieve(&m->fault);
         stat_inc(m->st_faults);
+        if (fault_writes(m->faults[i].msg))
+            stat_inc(m->st_write_faults);
         take(m, i);
         progress = true;
     }
@@ -440,19 +551,22 @@ static bool mig_stall(const sim_comp *c, char *buf, size_t n)
             s = &m->slots[k];
     if (!s)
         return false;
-    char who[96];
+    char who[160];
+    size_t w = 0;
+    who[0] = 0;
     if (s->answering)
         snprintf(who, sizeof who, "the fixed fault latency");
-    else if (!s->released && !s->filled)
-        snprintf(who, sizeof who, "GPU[%d].PMC (source) and GPU[%d].PMC "
-                 "(destination)", s->holder, s->dst);
-    else if (!s->released)
-        snprintf(who, sizeof who, "GPU[%d].PMC (source)", s->holder);
-    else
-        snprintf(who, sizeof who, "GPU[%d].PMC (destination)", s->dst);
+    for (uint32_t x = 0; !s->answering && x < m->cfg.ngpus && w < 120; x++)
+        if (s->wait_released >> x & 1)
+            w += (size_t)snprintf(who + w, sizeof who - w, "%sGPU[%u].PMC%s",
+                                  w ? " and " : "", x,
+                                  (int)x == s->sender ? " (source)" : "");
+    if (!s->answering && s->wait_filled)
+        snprintf(who + w, sizeof who - w, "%sGPU[%d].PMC (destination)",
+                 w ? " and " : "", s->dst);
     snprintf(buf, n, "%s (%u page(s) in flight): page 0x%" PRIx64
              " GPU %d -> GPU %d since t=%" PRIu64 " ps waits for %s",
-             c->name, m->active, s->va, s->holder, s->dst, s->start, who);
+             c->name, m->active, s->va, s->sender, s->dst, s->start, who);
     return true;
 }
 
@@ -464,8 +578,8 @@ static void mig_dump(const sim_comp *c, FILE *f)
     for (uint32_t k = 0; k < m->cfg.max_migrations; k++) {
         const um_slot *s = &m->slots[k];
         if (s->used)
-            fprintf(f, "  %s filled %d released %d\n", s->label, s->filled,
-                    s->released);
+            fprintf(f, "  %s: PMC answers due 0x%" PRIx64 ", filled %d\n",
+                    s->label, s->wait_released, !s->wait_filled);
     }
 }
 
@@ -499,20 +613,30 @@ um_migrator *um_migrator_new(sim_engine *eng, const char *name,
     }
     m->queue = m->qtail = NONE;
     m->slots = MGS_NEW_ARRAY(um_slot, cfg->max_migrations);
-    for (uint32_t k = 0; k < cfg->max_migrations; k++)
+    for (uint32_t k = 0; k < cfg->max_migrations; k++) {
         eng_event_init(&m->slots[k].ev, &m->base, 1, &m->slots[k]);
+        m->slots[k].old_pa = MGS_NEW_ARRAY(uint64_t, cfg->ngpus);
+    }
+    /* assumed: a fixed seed, so runs repeat (the supplier pick only has to
+    ** spread the load, seed 002 §5.3.3.2) */
+    m->dir = esi_dir_new(cfg->ngpus, !cfg->esi, 0x5eed0002ull);
     stat_counter **t[] = {&m->st_faults, &m->st_migr, &m->st_bytes,
                           &m->st_shoot, &m->st_wait, &m->st_res_wait,
                           &m->st_first, &m->st_raced, &m->st_over,
-                          &m->st_failed};
+                          &m->st_failed, &m->st_write_faults,
+                          &m->st_replicas, &m->st_upgrades, &m->st_inval,
+                          &m->st_downgrades, &m->st_collapses};
     static const char *names[] = {
         "faults", "migrations", "bytes_migrated", "shootdowns",
         "pages_waiting", "residency_waits", "first_touch", "raced",
-        "fixed_latency_overruns", "failed_migrations"};
+        "fixed_latency_overruns", "failed_migrations", "write_faults",
+        "replicas", "upgrades", "invalidations", "downgrades",
+        "host_collapses"};
     static const char *units[] = {"count", "count", "bytes", "count",
                                   "count", "count", "count", "count",
-                                  "count", "count"};
-    for (size_t i = 0; i < 10; i++)
+                                  "count", "count", "count", "count",
+                                  "count", "count", "count", "count"};
+    for (size_t i = 0; i < 16; i++)
         *t[i] = stats ? stat_counter_add(stats, name, names[i], units[i])
                       : &m->own[i];
     m->st_latency = stats ? stat_hist_add(stats, name, "fault_latency", "ps")
@@ -527,7 +651,10 @@ void um_migrator_free(um_migrator *m)
     um_queue_free(&m->to_walker, m->pool);
     um_queue_free(&m->to_pmc, m->pool);
     free(m->faults);
+    for (uint32_t k = 0; k < m->cfg.max_migrations; k++)
+        free(m->slots[k].old_pa);
     free(m->slots);
+    esi_dir_free(m->dir);
     free(m->res);
     free(m->pmcs);
     port_fini(&m->fault);
@@ -538,6 +665,27 @@ void um_migrator_free(um_migrator *m)
 
 sim_port *um_migrator_fault_port(um_migrator *m) { return &m->fault; }
 sim_port *um_migrator_ctl_port(um_migrator *m) { return &m->ctl; }
+
+void um_migrator_host_write(um_migrator *m, uint64_t va, uint64_t n)
+{
+    if (!m->cfg.esi || !n)
+        return;
+    uint64_t step = (uint64_t)1 << m->page_shift;
+    for (uint64_t p = page_of(m, va); p < va + n; p += step) {
+        uint64_t vpn = p >> m->page_shift, holders, pa;
+        holders = esi_dir_holders(m->dir, vpn);
+        if (!(holders & (holders - 1)) ||
+            !m->pages.lookup(m->pages.ud, UM_HOST_TABLE, p, &pa))
+            continue;         /* not replicated */
+        int keep = (int)(pa / m->cfg.mem_per_gpu);
+        for (int x = 0; x < (int)m->cfg.ngpus; x++)
+            if (x != keep && (holders >> x & 1))
+                m->pages.unmap(m->pages.ud, x, p);
+        m->pages.protect(m->pages.ud, keep, p, false);
+        esi_dir_seed(m->dir, vpn, keep);
+        stat_inc(m->st_collapses);
+    }
+}
 
 void um_migrator_set_pmcs(um_migrator *m, sim_port *const *pmc_ctl,
                           uint32_t n)

@@ -25,6 +25,9 @@
 **          bank and the L1 fence again: no line of the old frame stays
 **          (the frame is released and reused afterwards).
 **   then UM_RELEASED to the migrator.
+** Under esi a job may keep its copy (UM_F_KEEP: a replica's supplier;
+** READ, then UM_RELEASED, no FLUSH) or send nothing (UM_F_NO_DATA: an
+** invalidated replica; SHOOT, DRAIN, FLUSH).
 ** A page arriving: every UM_DATA becomes a MEM_WRITE of its line into the
 ** new frame through the L2 (at most pmc_reads in flight; more wait in the
 ** port: back-pressure on the network); when the last one is acknowledged
@@ -77,8 +80,8 @@ struct um_pmc {
     um_queue q_ctl, q_peer, q_host, q_mem, q_maint;
     um_queue *q_sa;           /* [nsas] */
     stat_counter *st_out, *st_in, *st_lines_out, *st_lines_in, *st_shoot,
-        *st_flush;
-    stat_counter own[6];
+        *st_flush, *st_dropped;
+    stat_counter own[7];
 };
 
 /* ---- maintenance ---------------------------------------------------- */
@@ -220,19 +223,24 @@ static void jobs_advance(um_pmc *p)
         pmc_job *j = &p->jobs[k];
         if (j->phase == P_SHOOT && !j->ctrl_out)
             job_drain(p, j);
+        uint64_t f = j->phase != P_FREE ? j->cmd->coh[0] : 0;
         if (j->phase == P_DRAIN && !j->ctrl_out) {
             j->phase = P_READ;
-            if (um_test_break == UM_BREAK_NO_COPY)
+            if (um_test_break == UM_BREAK_NO_COPY || (f & UM_F_NO_DATA))
                 j->next_line = j->lines;
         }
         if (j->phase == P_READ) {
             job_read(p, j);
-            if (j->next_line == j->lines && !j->reads_out)
-                job_flush(p, j);
+            if (j->next_line == j->lines && !j->reads_out) {
+                if (f & UM_F_KEEP)
+                    j->phase = P_FLUSH;  /* the copy stays: nothing to drop */
+                else
+                    job_flush(p, j);
+            }
         }
         if (j->phase == P_FLUSH && !j->ctrl_out) {
             answer_migrator(p, j->cmd->base.id, UM_RELEASED);
-            stat_inc(p->st_out);
+            stat_inc(f & UM_F_NO_DATA ? p->st_dropped : p->st_out);
             mem_msg_release(p->pool, j->cmd);
             *j = (pmc_job){.phase = P_FREE};
         }
@@ -445,10 +453,12 @@ um_pmc *um_pmc_new(sim_engine *eng, const char *name, uint32_t gpu,
     p->jobs = MGS_NEW_ARRAY(pmc_job, cfg->max_migrations);
     p->fills = MGS_NEW_ARRAY(pmc_fill, cfg->max_migrations);
     stat_counter **t[] = {&p->st_out, &p->st_in, &p->st_lines_out,
-                          &p->st_lines_in, &p->st_shoot, &p->st_flush};
+                          &p->st_lines_in, &p->st_shoot, &p->st_flush,
+                          &p->st_dropped};
     static const char *names[] = {"pages_out", "pages_in", "lines_out",
-                                  "lines_in", "shootdowns", "flushes"};
-    for (size_t i = 0; i < 6; i++)
+                                  "lines_in", "shootdowns", "flushes",
+                                  "copies_dropped"};
+    for (size_t i = 0; i < 7; i++)
         *t[i] = stats ? stat_counter_add(stats, name, names[i], "count")
                       : &p->own[i];
     return p;

@@ -1,0 +1,299 @@
+/*
+** The ESI protocol (src/um/esi_dir.c, migrator.c; docs/memory-management.md):
+**   - the IOMMU's directory driven by a script of faults: the states each
+**     step leaves, and the messages its plan asks for (who supplies, whose
+**     copies go, who is downgraded), under esi and under migrate;
+**   - the supplier among several sharers is spread and deterministic;
+**   - end to end (timing, unified GPUs): mm's input pages are replicated,
+**     not moved, and it verifies; km (a page written by one GPU after
+**     others read it, and host copies into replicated pages) verifies;
+**   - the broken variant whose writes leave the other replicas in place
+**     fails verification (and the same run verifies without the break);
+**   - two identical esi runs give identical statistics.
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tests/unit/runtime/rt_rig.h"
+#include "tests/unit/workloads/suite_run.h"
+#include "um/esi_dir.h"
+#include "um/um.h"
+
+/* ---- the directory, by script ------------------------------------------ */
+
+/* One step: GPU g reads or writes page P; the plan it must produce and
+** the states of GPUs 0-3 once it is committed ("IESI": GPU 0 I, 1 E...). */
+typedef struct step {
+    uint32_t gpu;
+    bool write;
+    esi_kind kind;
+    int supplier;             /* -2: any sharer (random pick) */
+    uint64_t invalidate, downgrade;
+    const char *after;
+} step;
+
+static char state_char(esi_state s)
+{
+    return s == ESI_E ? 'E' : s == ESI_S ? 'S' : 'I';
+}
+
+static void run_script(esi_dir *d, uint64_t page, const step *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        esi_plan p = esi_dir_plan(d, page, s[i].gpu, s[i].write);
+        if (p.kind != s[i].kind || p.invalidate != s[i].invalidate ||
+            p.downgrade != s[i].downgrade ||
+            (s[i].supplier != -2 && p.supplier != s[i].supplier))
+            fail_msg("step %zu: kind %d supplier %d invalidate 0x%llx "
+                     "downgrade 0x%llx", i, p.kind, p.supplier,
+                     (unsigned long long)p.invalidate,
+                     (unsigned long long)p.downgrade);
+        if (s[i].supplier == -2)
+            assert_true(p.supplier >= 0 &&
+                        (esi_dir_holders(d, page) >> p.supplier & 1));
+        esi_dir_commit(d, page, s[i].gpu, &p);
+        char got[5] = {0};
+        for (uint32_t g = 0; g < 4; g++)
+            got[g] = state_char(esi_dir_state(d, page, g));
+        if (strcmp(got, s[i].after))
+            fail_msg("step %zu: states %s, expected %s", i, got, s[i].after);
+    }
+}
+
+static void test_dir_esi_script(void **state)
+{
+    (void)state;
+    esi_dir *d = esi_dir_new(4, false, 1);
+    assert_false(esi_dir_known(d, 7));
+    esi_dir_seed(d, 7, 0);    /* placed on GPU 0: Exclusive there */
+    assert_true(esi_dir_known(d, 7));
+    static const step s[] = {
+        /* GPU 0 reads its own page: nothing. */
+        {0, false, ESI_NOTHING, -1, 0, 0, "EIII"},
+        /* GPU 1 reads: GPU 0 supplies and goes read-only; both Shared. */
+        {1, false, ESI_FETCH, 0, 0, 0x1, "SSII"},
+        /* GPU 2 reads: one of the sharers supplies, nobody downgraded. */
+        {2, false, ESI_FETCH, -2, 0, 0, "SSSI"},
+        /* GPU 2 reads again: it has it. */
+        {2, false, ESI_NOTHING, -1, 0, 0, "SSSI"},
+        /* GPU 1 writes: it holds a copy, so no data moves (an upgrade);
+        ** GPUs 0 and 2 are invalidated. */
+        {1, true, ESI_UPGRADE, -1, 0x5, 0, "IEII"},
+        /* GPU 1 writes again: Exclusive already. */
+        {1, true, ESI_NOTHING, -1, 0, 0, "IEII"},
+        /* GPU 3 writes: GPU 1 supplies and is invalidated (a move). */
+        {3, true, ESI_FETCH, 1, 0x2, 0, "IIIE"},
+        /* GPU 0 and 2 read: replicas again. */
+        {0, false, ESI_FETCH, 3, 0, 0x8, "SIIS"},
+        {2, false, ESI_FETCH, -2, 0, 0, "SISS"},
+        /* GPU 1 (Invalid) writes: a sharer supplies; every copy goes. */
+        {1, true, ESI_FETCH, -2, 0xd, 0, "IEII"},
+    };
+    run_script(d, 7, s, sizeof s / sizeof *s);
+
+    /* A page no GPU holds (managed memory, first touch): from staging. */
+    esi_dir_seed(d, 9, -1);
+    static const step t[] = {
+        {2, false, ESI_FETCH, -1, 0, 0, "IIEI"},
+        {0, false, ESI_FETCH, 2, 0, 0x4, "SISI"},
+    };
+    run_script(d, 9, t, sizeof t / sizeof *t);
+    /* The first page is untouched by the second's steps. */
+    assert_int_equal(esi_dir_state(d, 7, 1), ESI_E);
+    esi_dir_free(d);
+}
+
+/* migrate: every fault is a write; pages move, never replicate. */
+static void test_dir_migrate_script(void **state)
+{
+    (void)state;
+    esi_dir *d = esi_dir_new(4, true, 1);
+    esi_dir_seed(d, 3, 1);
+    static const step s[] = {
+        {0, false, ESI_FETCH, 1, 0x2, 0, "EIII"},
+        {0, false, ESI_NOTHING, -1, 0, 0, "EIII"},
+        {3, false, ESI_FETCH, 0, 0x1, 0, "IIIE"},
+        {2, true, ESI_FETCH, 3, 0x8, 0, "IIEI"},
+    };
+    run_script(d, 3, s, sizeof s / sizeof *s);
+    esi_dir_free(d);
+}
+
+/* Reads from a page shared by four GPUs spread over the sharers, the same
+** way every time. */
+static void test_dir_supplier_pick(void **state)
+{
+    (void)state;
+    int first[64], count[4] = {0};
+    for (int round = 0; round < 2; round++) {
+        esi_dir *d = esi_dir_new(5, false, 42);
+        for (uint64_t page = 0; page < 64; page++) {
+            esi_dir_seed(d, page, 0);
+            for (uint32_t g = 1; g < 4; g++) {
+                esi_plan p = esi_dir_plan(d, page, g, false);
+                esi_dir_commit(d, page, g, &p);
+            }
+            esi_plan p = esi_dir_plan(d, page, 4, false);
+            assert_int_equal(p.kind, ESI_FETCH);
+            assert_true(p.supplier >= 0 && p.supplier < 4);
+            if (round == 0) {
+                first[page] = p.supplier;
+                count[p.supplier]++;
+            } else {
+                assert_int_equal(p.supplier, first[page]);
+            }
+            esi_dir_commit(d, page, 4, &p);
+        }
+        esi_dir_free(d);
+    }
+    for (int g = 0; g < 4; g++)
+        assert_true(count[g] >= 4);   /* every sharer supplies some */
+}
+
+/* ---- end to end ------------------------------------------------------- */
+
+static int run_wl(rt_rig *r, const char *name, int gpus)
+{
+    static const char *const sets[] = {
+        "sim.mode=timing", "memory.management=esi", "platform.type=unified",
+        NULL};
+    rt_rig_configure(r, sets);
+    rt_rig_start(r, MGS_MODE_TIMING, gpus, 256ull << 20, "unified");
+    const mgs_workload *wl = wl_find(name);
+    assert_non_null(wl);
+    wl_args a;
+    suite_args(wl, &a, gpus, 1);
+    return wl->run(r->rt, &a);
+}
+
+static double stat_of(const rt_rig *r, const char *comp, const char *metric)
+{
+    int rows = 0;
+    double v = rt_rig_stat(r, comp, metric, &rows);
+    assert_true(rows > 0);
+    return v;
+}
+
+static double pmc_sum(const rt_rig *r, const char *metric, int gpus)
+{
+    double v = 0;
+    for (int g = 0; g < gpus; g++) {
+        char name[32];
+        snprintf(name, sizeof name, "GPU[%d].PMC", g);
+        v += stat_of(r, name, metric);
+    }
+    return v;
+}
+
+/* mm: every GPU reads all of A and B; under esi the pages are replicated
+** (each GPU maps its own read-only copy), none moves. */
+static void test_mm_replicates(void **state)
+{
+    (void)state;
+    rt_rig r;
+    assert_int_equal(run_wl(&r, "mm", 4), MGS_OK);
+    double reps = stat_of(&r, "UM.Migrator", "replicas");
+    double moves = stat_of(&r, "UM.Migrator", "migrations");
+    assert_true(reps > 20);
+    assert_true(moves == 0);
+    assert_true(stat_of(&r, "UM.Migrator", "bytes_migrated") ==
+                (reps + moves) * 4096);
+    /* A replica leaves its supplier with every line, and it stays there. */
+    assert_true(pmc_sum(&r, "lines_out", 4) == reps * 64);
+    assert_true(pmc_sum(&r, "flushes", 4) == 0);
+    /* Only an Exclusive owner's translations go (its writes must fault). */
+    assert_true(stat_of(&r, "UM.Migrator", "shootdowns") ==
+                stat_of(&r, "UM.Migrator", "downgrades"));
+    rt_rig_fini(&r);
+}
+
+/* km: GPUs write pages others hold replicas of, and the host copies new
+** centroids into replicated pages between kernels. */
+static void test_km_invalidates(void **state)
+{
+    (void)state;
+    rt_rig r;
+    assert_int_equal(run_wl(&r, "km", 4), MGS_OK);
+    assert_true(stat_of(&r, "UM.Migrator", "replicas") > 0);
+    assert_true(stat_of(&r, "UM.Migrator", "write_faults") > 0);
+    assert_true(stat_of(&r, "UM.Migrator", "host_collapses") > 0);
+    rt_rig_fini(&r);
+}
+
+/* Writes that leave the other GPUs' replicas in place: those GPUs read
+** stale bytes and verification fails; the same runs with the invalidations
+** verify. (mm2 and bfs read pages in one kernel that another GPU writes
+** in the next.) */
+static void test_broken_invalidate_fails(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"mm2", "bfs"};
+    for (size_t i = 0; i < 2; i++) {
+        rt_rig r;
+        um_test_break = UM_BREAK_NO_INVALIDATE;
+        int rc = run_wl(&r, names[i], 2);
+        um_test_break = UM_BREAK_NONE;
+        assert_int_equal(rc, MGS_EVERIFY);
+        assert_true(stat_of(&r, "UM.Migrator", "replicas") > 0);
+        assert_true(stat_of(&r, "UM.Migrator", "invalidations") == 0);
+        rt_rig_fini(&r);
+        assert_int_equal(run_wl(&r, names[i], 2), MGS_OK);
+        assert_true(stat_of(&r, "UM.Migrator", "invalidations") > 0);
+        assert_true(pmc_sum(&r, "copies_dropped", 2) ==
+                    stat_of(&r, "UM.Migrator", "invalidations"));
+        rt_rig_fini(&r);
+    }
+}
+
+/* Every statistic of a run as text. */
+static void add_row(const stat_row *row, void *ud)
+{
+    char line[256];
+    snprintf(line, sizeof line, "%s %s %.17g\n", row->component, row->metric,
+             row->value);
+    char **s = ud;
+    size_t n = *s ? strlen(*s) : 0;
+    *s = realloc(*s, n + strlen(line) + 1);
+    strcpy(*s + n, line);
+}
+
+static char *all_stats(const char *name, int gpus)
+{
+    rt_rig r;
+    assert_int_equal(run_wl(&r, name, gpus), MGS_OK);
+    char *s = NULL;
+    stat_registry_foreach(r.stats, 0, add_row, &s);
+    rt_rig_fini(&r);
+    return s;
+}
+
+static void test_deterministic(void **state)
+{
+    (void)state;
+    char *a = all_stats("mm", 4), *b = all_stats("mm", 4);
+    assert_non_null(strstr(a, "UM.Migrator replicas"));
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dir_esi_script),
+        cmocka_unit_test(test_dir_migrate_script),
+        cmocka_unit_test(test_dir_supplier_pick),
+        cmocka_unit_test(test_mm_replicates),
+        cmocka_unit_test(test_km_invalidates),
+        cmocka_unit_test(test_broken_invalidate_fails),
+        cmocka_unit_test(test_deterministic),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
