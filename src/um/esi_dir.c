@@ -3,7 +3,9 @@
 ** pages (key = page number + 1, 0 = empty; grows at half full); each entry
 ** holds the set of GPUs holding a copy and whether that copy is Exclusive.
 ** Invariant: exclusive implies exactly one holder; no holder means every
-** GPU is Invalid (the page is in its staging frame).
+** GPU is Invalid (the page is in its staging frame). Every page of a piece
+** has an entry with the piece's order; the state of the piece is the one
+** in the entry of its first page (the others' is not read).
 */
 #include "um/esi_dir.h"
 
@@ -14,8 +16,9 @@
 
 typedef struct esi_entry {
     uint64_t key;             /* page + 1; 0 = empty */
-    uint64_t holders;         /* bit per GPU */
+    uint64_t holders;         /* bit per GPU (first page of a piece) */
     bool exclusive;
+    uint8_t order;            /* the piece: 2^order pages */
 } esi_entry;
 
 struct esi_dir {
@@ -23,15 +26,18 @@ struct esi_dir {
     uint64_t cap, n;
     uint32_t ngpus;
     bool exclusive_only;
+    unsigned max_order;
     uint64_t rng;             /* xorshift64 state, never 0 */
 };
 
-esi_dir *esi_dir_new(uint32_t ngpus, bool exclusive_only, uint64_t seed)
+esi_dir *esi_dir_new(uint32_t ngpus, bool exclusive_only, uint64_t seed,
+                     unsigned max_order)
 {
-    assert(ngpus >= 1 && ngpus <= 64);
+    assert(ngpus >= 1 && ngpus <= 64 && max_order < 32);
     esi_dir *d = MGS_NEW(esi_dir);
     d->ngpus = ngpus;
     d->exclusive_only = exclusive_only;
+    d->max_order = max_order;
     d->rng = seed ? seed : 0x9e3779b97f4a7c15ull;
     return d;
 }
@@ -95,16 +101,86 @@ bool esi_dir_known(const esi_dir *d, uint64_t page)
     return find(d, page) != NULL;
 }
 
-void esi_dir_seed(esi_dir *d, uint64_t page, int gpu)
+/* The entry of the first page of the piece holding page, or NULL. */
+static esi_entry *head(const esi_dir *d, uint64_t page)
 {
-    esi_entry *e = add(d, page);
+    const esi_entry *e = find(d, page);
+    if (!e)
+        return NULL;
+    return find(d, page & ~((1ull << e->order) - 1));
+}
+
+/* Sets the order of pages [first, first + 2^order). */
+static void set_order(esi_dir *d, uint64_t first, unsigned order)
+{
+    for (uint64_t i = 0; i < 1ull << order; i++)
+        add(d, first + i)->order = (uint8_t)order;
+}
+
+void esi_dir_seed(esi_dir *d, uint64_t first, unsigned order, int gpu)
+{
+    assert(!(first & ((1ull << order) - 1)));
+    set_order(d, first, order);
+    esi_entry *e = add(d, first);
     e->holders = gpu >= 0 ? 1ull << gpu : 0;
     e->exclusive = gpu >= 0;
 }
 
-esi_state esi_dir_state(const esi_dir *d, uint64_t page, uint32_t gpu)
+void esi_dir_piece(const esi_dir *d, uint64_t page, uint64_t *first,
+                   unsigned *order)
 {
     const esi_entry *e = find(d, page);
+    assert(e);
+    *order = e->order;
+    *first = page & ~((1ull << e->order) - 1);
+}
+
+bool esi_dir_split(esi_dir *d, uint64_t page)
+{
+    uint64_t first;
+    unsigned order;
+    esi_dir_piece(d, page, &first, &order);
+    if (!order)
+        return false;
+    esi_entry st = *find(d, first);
+    uint64_t half = 1ull << (order - 1);
+    set_order(d, first, order - 1);
+    set_order(d, first + half, order - 1);
+    esi_entry *b = add(d, first + half);
+    b->holders = st.holders;
+    b->exclusive = st.exclusive;
+    return true;
+}
+
+unsigned esi_dir_merge(esi_dir *d, uint64_t page,
+                       bool (*busy)(void *ud, uint64_t first, uint64_t n),
+                       void *ud)
+{
+    unsigned joins = 0;
+    for (;;) {
+        uint64_t first;
+        unsigned order;
+        esi_dir_piece(d, page, &first, &order);
+        if (order >= d->max_order)
+            return joins;
+        uint64_t size = 1ull << order, buddy = first ^ size;
+        const esi_entry *a = find(d, first), *b = find(d, buddy);
+        if (!b || b->order != order || a->holders != b->holders ||
+            a->exclusive != b->exclusive ||
+            (busy && busy(ud, first & ~size, 2 * size)))
+            return joins;
+        esi_entry st = *a;
+        set_order(d, first & ~size, order + 1);
+        esi_entry *h = add(d, first & ~size);
+        h->holders = st.holders;
+        h->exclusive = st.exclusive;
+        joins++;
+    }
+}
+
+esi_state esi_dir_state(const esi_dir *d, uint64_t page, uint32_t gpu)
+{
+    const esi_entry *e = head(d, page);
     if (!e || !(e->holders >> gpu & 1))
         return ESI_I;
     return e->exclusive ? ESI_E : ESI_S;
@@ -112,7 +188,7 @@ esi_state esi_dir_state(const esi_dir *d, uint64_t page, uint32_t gpu)
 
 uint64_t esi_dir_holders(const esi_dir *d, uint64_t page)
 {
-    const esi_entry *e = find(d, page);
+    const esi_entry *e = head(d, page);
     return e ? e->holders : 0;
 }
 
@@ -129,7 +205,7 @@ static int pick(const esi_dir *d, uint64_t set)
 esi_plan esi_dir_plan(const esi_dir *d, uint64_t page, uint32_t gpu,
                       bool write)
 {
-    const esi_entry *e = find(d, page);
+    const esi_entry *e = head(d, page);
     assert(e && gpu < d->ngpus);
     write |= d->exclusive_only;
     uint64_t me = 1ull << gpu, others = e->holders & ~me;
@@ -161,7 +237,8 @@ esi_plan esi_dir_plan(const esi_dir *d, uint64_t page, uint32_t gpu,
 void esi_dir_commit(esi_dir *d, uint64_t page, uint32_t gpu,
                     const esi_plan *plan)
 {
-    esi_entry *e = add(d, page);
+    esi_entry *e = head(d, page);
+    assert(e);
     if (plan->kind == ESI_FETCH && plan->supplier >= 0 && !e->exclusive) {
         d->rng ^= d->rng << 13;   /* a pick was used: the next one */
         d->rng ^= d->rng >> 7;

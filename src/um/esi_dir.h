@@ -27,6 +27,14 @@
 ** from `seed`, advanced once per committed fetch from sharers).
 ** exclusive_only (memory.management = migrate) turns every read into a
 ** write: pages move, never replicate (seed 002 §5.3.3.1).
+**
+** Pieces (memory.management = pasi, §5.3.3.3): a directory entry covers a
+** piece of 2^order pages aligned to its size (order 0: one page, the only
+** size under esi and migrate). Every page of a piece shares its state and
+** holders. esi_dir_split halves the piece holding a page (both halves keep
+** the state); esi_dir_merge joins a piece with its buddy (the other half
+** of the piece twice its size) while both hold the same state on the same
+** GPUs, up to the largest order.
 */
 #ifndef MGS_UM_ESI_DIR_H
 #define MGS_UM_ESI_DIR_H
@@ -54,22 +62,39 @@ typedef struct esi_plan {
 
 typedef struct esi_dir esi_dir;
 
-esi_dir *esi_dir_new(uint32_t ngpus, bool exclusive_only, uint64_t seed);
+/* max_order: the largest piece is 2^max_order pages (0: pages only). */
+esi_dir *esi_dir_new(uint32_t ngpus, bool exclusive_only, uint64_t seed,
+                     unsigned max_order);
 void esi_dir_free(esi_dir *d);
 
 /* Whether the directory has seen page (a page number). */
 bool esi_dir_known(const esi_dir *d, uint64_t page);
-/* The first sight of page: held Exclusive by gpu, or by nobody (gpu < 0:
-** the page waits in its staging frame). */
-void esi_dir_seed(esi_dir *d, uint64_t page, int gpu);
+/* The first sight of the piece of 2^order pages at first (aligned; none of
+** its pages seen): held Exclusive by gpu, or by nobody (gpu < 0: the
+** pages wait in their staging frames). Also makes a seen piece Exclusive
+** at gpu again (host writes; order must be the piece's). */
+void esi_dir_seed(esi_dir *d, uint64_t first, unsigned order, int gpu);
+/* The piece holding a seen page: its first page and order. */
+void esi_dir_piece(const esi_dir *d, uint64_t page, uint64_t *first,
+                   unsigned *order);
+/* Halves the piece holding page (order > 0); false if it is one page. */
+bool esi_dir_split(esi_dir *d, uint64_t page);
+/* Joins the piece holding page with its buddy while they agree (seen,
+** same order, state and holders) and the order stays <= max_order, unless
+** busy(ud, first, pages) says a range is in flight; returns the joins. */
+unsigned esi_dir_merge(esi_dir *d, uint64_t page,
+                       bool (*busy)(void *ud, uint64_t first, uint64_t n),
+                       void *ud);
 
 esi_state esi_dir_state(const esi_dir *d, uint64_t page, uint32_t gpu);
 uint64_t esi_dir_holders(const esi_dir *d, uint64_t page);
 
-/* What a fault of gpu on page needs (a seen page). Changes nothing. */
+/* What a fault of gpu on page needs (a seen page; the plan is for its
+** whole piece). Changes nothing. */
 esi_plan esi_dir_plan(const esi_dir *d, uint64_t page, uint32_t gpu,
                       bool write);
-/* The plan's messages were answered: gpu holds page in plan->result, the
+/* The plan's messages were answered: gpu holds page's piece in
+** plan->result, the
 ** invalidated GPUs no longer do, the downgraded ones hold it Shared. */
 void esi_dir_commit(esi_dir *d, uint64_t page, uint32_t gpu,
                     const esi_plan *plan);

@@ -62,21 +62,31 @@ typedef struct um_fault {
 
 typedef struct um_slot {
     bool used, answering;
-    uint64_t id;              /* migration sequence number */
-    uint64_t va;              /* page */
+    uint64_t id;              /* migration sequence number; a command's id
+                                 is id << UM_ID_SHIFT | its page */
+    uint64_t va;              /* first byte of the piece */
+    uint32_t npages;          /* pages of the piece */
     int dst;                  /* the faulting GPU */
     int sender;               /* GPU whose PMC sends the data (-1: none) */
     esi_plan plan;
-    uint64_t new_pa;          /* ESI_FETCH: the frame held on dst */
-    uint64_t *old_pa;         /* [ngpus]: frames of invalidated copies, kept
-                                 until their PMC dropped them (0: none) */
-    uint64_t wait_released;   /* PMCs whose UM_RELEASED is still due */
-    bool wait_filled;         /* dst's UM_FILLED still due */
+    int64_t wrong_half;       /* UM_BREAK_WRONG_HALF: bytes from the piece
+                                 to the half whose bytes are sent */
+    uint64_t *new_pa;         /* [piece_pages] ESI_FETCH: dst's frames */
+    bool *in_place;           /* [piece_pages] a staging frame on dst: mapped
+                                 as it is (first touch), not held */
+    uint64_t *old_pa;         /* [piece_pages * ngpus]: frames of invalidated
+                                 copies, kept until their PMC dropped them
+                                 (0: none); page k of GPU x at k * ngpus + x */
+    uint32_t *due;            /* [ngpus] UM_RELEASED still due per PMC */
+    uint32_t due_total;       /* every answer still due (fills too) */
+    uint32_t due_filled;      /* dst's UM_FILLED still due */
     mgs_time start;
     uint32_t waiters, wtail;  /* fault records, FIFO */
     sim_event ev;             /* ANSWERING: the fixed-latency answer */
     char label[128];          /* for dumps */
 } um_slot;
+
+#define UM_ID_SHIFT 20        /* pages of a piece < 2^20 */
 
 /* Which GPUs were last given a page and until when no other GPU's fault
 ** may take it from them (open addressing, key = page number + 1, 0 =
@@ -110,9 +120,10 @@ struct um_migrator {
     stat_counter *st_faults, *st_migr, *st_bytes, *st_shoot, *st_wait,
         *st_res_wait, *st_first, *st_raced, *st_over, *st_failed,
         *st_write_faults, *st_replicas, *st_upgrades, *st_inval,
-        *st_downgrades, *st_collapses;
+        *st_downgrades, *st_collapses, *st_splits, *st_merges;
     stat_hist *st_latency;
-    stat_counter own[16];
+    stat_counter own[18];
+    unsigned max_order, min_order; /* pieces: 2^order pages (pasi) */
     stat_hist own_hist;
 };
 
@@ -195,12 +206,35 @@ static bool satisfied(um_migrator *m, const mem_msg *f)
            (!fault_writes(f) || !m->pages.readonly(m->pages.ud, f->gpu, va));
 }
 
+static uint64_t page_bytes(const um_migrator *m)
+{
+    return (uint64_t)1 << m->page_shift;
+}
+
+/* The slot whose piece holds page va, if any. */
 static um_slot *slot_of_page(um_migrator *m, uint64_t va)
 {
-    for (uint32_t s = 0; s < m->cfg.max_migrations; s++)
-        if (m->slots[s].used && m->slots[s].va == va)
-            return &m->slots[s];
+    for (uint32_t s = 0; s < m->cfg.max_migrations; s++) {
+        um_slot *x = &m->slots[s];
+        if (x->used && va >= x->va &&
+            va < x->va + ((uint64_t)x->npages << m->page_shift))
+            return x;
+    }
     return NULL;
+}
+
+/* esi_dir_merge's question: whether pages [first, first + n) (page
+** numbers) meet a piece in flight. */
+static bool range_busy(void *ud, uint64_t first, uint64_t n)
+{
+    um_migrator *m = ud;
+    for (uint32_t s = 0; s < m->cfg.max_migrations; s++) {
+        const um_slot *x = &m->slots[s];
+        uint64_t lo = x->va >> m->page_shift;
+        if (x->used && lo < first + n && first < lo + x->npages)
+            return true;
+    }
+    return false;
 }
 
 static void slot_wait(um_slot *s, um_fault *faults, uint32_t i)
@@ -213,121 +247,164 @@ static void slot_wait(um_slot *s, um_fault *faults, uint32_t i)
     s->wtail = i;
 }
 
-/* gpu was given the page at `answered`: no other GPU's fault takes it
-** away before answered + min_residency. */
-static void resident_until(um_migrator *m, uint64_t va, int gpu,
-                           mgs_time answered)
+/* gpu was given the npages pages at va at `answered`: no other GPU's
+** fault takes them away before answered + min_residency. */
+static void resident_until(um_migrator *m, uint64_t va, uint32_t npages,
+                           int gpu, mgs_time answered)
 {
-    um_resident *r = res_find(m, va >> m->page_shift, true);
-    if (r->until <= eng_now(m->base.eng))
-        r->gpus = 0;
-    r->gpus |= 1ull << gpu;
-    r->until = answered + m->cfg.min_residency;
+    for (uint32_t k = 0; k < npages; k++) {
+        um_resident *r = res_find(m, (va >> m->page_shift) + k, true);
+        if (r->until <= eng_now(m->base.eng))
+            r->gpus = 0;
+        r->gpus |= 1ull << gpu;
+        r->until = answered + m->cfg.min_residency;
+    }
 }
 
-/* A command to GPU x's PMC about slot s's page: its copy at `pa`. */
-static void command(um_migrator *m, um_slot *s, int x, uint64_t pa,
-                    uint64_t flags, uint32_t pid)
+/* A command to GPU x's PMC about page k of slot s's piece: its copy at
+** `pa` (to dst's frame new_pa[k]). */
+static void command(um_migrator *m, um_slot *s, uint32_t k, int x,
+                    uint64_t pa, uint64_t flags, uint32_t pid)
 {
     mem_msg *c = mem_msg_alloc(m->pool, (mem_msg_type)UM_MIGRATE);
     c->base.dst = m->pmcs[x];
     c->base.bytes = UM_CTL_BYTES;
-    c->base.id = s->id;
-    c->vaddr = s->va;
+    c->base.id = s->id << UM_ID_SHIFT | k;
+    c->vaddr = s->va + ((uint64_t)k << m->page_shift);
     c->addr = pa;
-    c->paddr = s->new_pa;
+    c->paddr = s->new_pa[k];
     c->gpu = s->dst;
     c->pid = pid;
     c->coh[0] = flags;
     c->issue_time = s->start;
-    s->wait_released |= 1ull << x;
+    s->due[x]++;
+    s->due_total++;
     if (flags & UM_F_SHOOTDOWN)
         stat_inc(m->st_shoot);
     um_queue_push(&m->to_pmc, c);
 }
 
+/* Gives back the frames slot s held on dst (a start that failed). */
+static void drop_held(um_migrator *m, um_slot *s, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (!s->in_place[k])
+            m->pages.drop(m->pages.ud, s->new_pa[k]);
+}
+
 static void complete(um_migrator *m, um_slot *s);
 
-/* Starts fault i's plan p in slot s: frames held, tables changed (the GPUs
-** losing their copy unmapped, a downgraded owner read-only), commands to
-** the PMCs (seed 002 §5.3.3.1 step 5, §5.3.3.2). */
-static void start(um_migrator *m, um_slot *s, uint32_t i, const esi_plan *p)
+/* The commands of page k of a fetch: from the supplier, or from the page's
+** staging frame (nobody holds it; a staging frame on dst is mapped in
+** place, no command). */
+static void fetch_page(um_migrator *m, um_slot *s, uint32_t k,
+                       uint64_t host_pa, uint32_t pid)
+{
+    const esi_plan *p = &s->plan;
+    uint64_t va = s->va + ((uint64_t)k << m->page_shift);
+    uint64_t via_host = m->cfg.via_host ? UM_F_VIA_HOST : 0;
+    int x = p->supplier;
+    uint64_t flags = via_host, pa = host_pa;
+    if (x < 0) {
+        x = (int)(host_pa / m->cfg.mem_per_gpu);
+        flags = UM_F_VIA_HOST;    /* from the staging frame */
+    } else if (p->invalidate >> x & 1) {
+        pa = s->old_pa[k * m->cfg.ngpus + (uint32_t)x];   /* a move */
+        flags |= UM_F_SHOOTDOWN;
+        if (s->wrong_half)    /* the broken split: the other half's bytes */
+            m->pages.lookup(m->pages.ud, x, va + (uint64_t)s->wrong_half,
+                            &pa);
+    } else {
+        m->pages.lookup(m->pages.ud, x, va + (uint64_t)s->wrong_half, &pa);
+        flags |= UM_F_KEEP;       /* a replica */
+        if (p->downgrade >> x & 1) {
+            m->pages.protect(m->pages.ud, x, va, true);
+            flags |= UM_F_SHOOTDOWN;
+        }
+    }
+    s->sender = x;
+    if (um_test_break != UM_BREAK_NO_COPY) {
+        s->due_filled++;
+        s->due_total++;
+    }
+    command(m, s, k, x, pa, flags, pid);
+}
+
+/* Starts fault i's plan p for the piece of npages pages at va in slot s:
+** frames held, tables changed (the GPUs losing their copy unmapped, a
+** downgraded owner read-only), commands to the PMCs, page by page (seed
+** 002 §5.3.3.1 step 5, §5.3.3.2). */
+static void start(um_migrator *m, um_slot *s, uint32_t i, const esi_plan *p,
+                  uint64_t va, uint32_t npages, int64_t wrong_half)
 {
     mem_msg *f = m->faults[i].msg;
-    uint64_t va = page_of(m, f->addr), vpn = va >> m->page_shift;
     int g = f->gpu;
-    uint64_t host_pa;
-    m->pages.lookup(m->pages.ud, UM_HOST_TABLE, va, &host_pa);
-    int staging = (int)(host_pa / m->cfg.mem_per_gpu);
-    if (p->kind == ESI_FETCH && p->supplier < 0 && staging == g) {
-        /* First touch by the GPU holding the staging frame: no move. */
-        m->pages.map(m->pages.ud, g, va, host_pa);
-        esi_dir_commit(m->dir, vpn, (uint32_t)g, p);
-        stat_inc(m->st_first);
-        resident_until(m, va, g, eng_now(m->base.eng));
-        answer(m, i, true);
-        return;
-    }
-    uint64_t new_pa = 0;
-    if (p->kind == ESI_FETCH &&
-        m->pages.hold(m->pages.ud, g, &new_pa) != MGS_OK) {
-        stat_inc(m->st_failed);
-        answer(m, i, false);  /* out of frames on g: the access faults */
-        return;
-    }
-    uint64_t *old_pa = s->old_pa;
-    memset(old_pa, 0, m->cfg.ngpus * sizeof *old_pa);
-    *s = (um_slot){.used = true, .id = m->next_id++, .va = va, .dst = g,
-                   .sender = -1, .plan = *p, .new_pa = new_pa,
-                   .old_pa = old_pa, .start = eng_now(m->base.eng),
+    uint32_t n = m->cfg.ngpus;
+    uint64_t *new_pa = s->new_pa, *old_pa = s->old_pa;
+    bool *in_place = s->in_place;
+    uint32_t *due = s->due;
+    memset(old_pa, 0, (size_t)npages * n * sizeof *old_pa);
+    memset(due, 0, n * sizeof *due);
+    *s = (um_slot){.used = true, .id = m->next_id++, .va = va,
+                   .npages = npages, .dst = g, .sender = -1, .plan = *p,
+                   .new_pa = new_pa, .in_place = in_place, .old_pa = old_pa,
+                   .due = due, .wrong_half = wrong_half,
+                   .start = eng_now(m->base.eng),
                    .waiters = NONE, .wtail = NONE, .ev = s->ev};
+    uint64_t host_pa[1];
+    for (uint32_t k = 0; k < npages && p->kind == ESI_FETCH; k++) {
+        uint64_t pva = va + ((uint64_t)k << m->page_shift);
+        m->pages.lookup(m->pages.ud, UM_HOST_TABLE, pva, host_pa);
+        in_place[k] = p->supplier < 0 &&
+                      (int)(host_pa[0] / m->cfg.mem_per_gpu) == g;
+        new_pa[k] = host_pa[0];
+        if (!in_place[k] &&
+            m->pages.hold(m->pages.ud, g, &new_pa[k]) != MGS_OK) {
+            drop_held(m, s, k);
+            s->used = false;
+            stat_inc(m->st_failed);
+            answer(m, i, false);  /* out of frames on g: the access faults */
+            return;
+        }
+    }
     m->active++;
     slot_wait(s, m->faults, i);
-    uint64_t via_host = m->cfg.via_host ? UM_F_VIA_HOST : 0;
     bool skip = um_test_break == UM_BREAK_NO_INVALIDATE;
-    /* Copies that go: unmapped now (new accesses fault and wait here),
-    ** their frames kept until their PMC dropped them. */
-    for (int x = 0; x < (int)m->cfg.ngpus; x++) {
+    for (int x = 0; x < (int)n; x++) {
         if (!(p->invalidate >> x & 1) || (skip && x != p->supplier))
             continue;
-        uint64_t pa;
-        if (!m->pages.lookup(m->pages.ud, x, va, &pa))
-            continue;
-        m->pages.keep(m->pages.ud, pa);
-        m->pages.unmap(m->pages.ud, x, va);
-        s->old_pa[x] = pa;
-        if (x != p->supplier) {
-            command(m, s, x, pa, UM_F_SHOOTDOWN | UM_F_NO_DATA, f->pid);
+        if (x != p->supplier)
             stat_inc(m->st_inval);
+        for (uint32_t k = 0; k < npages; k++) {
+            /* Copies that go: unmapped now (new accesses fault and wait
+            ** here), their frames kept until their PMC dropped them. */
+            uint64_t pa, pva = va + ((uint64_t)k << m->page_shift);
+            if (!m->pages.lookup(m->pages.ud, x, pva, &pa))
+                continue;
+            m->pages.keep(m->pages.ud, pa);
+            m->pages.unmap(m->pages.ud, x, pva);
+            old_pa[k * n + (uint32_t)x] = pa;
+            if (x != p->supplier)
+                command(m, s, k, x, pa, UM_F_SHOOTDOWN | UM_F_NO_DATA,
+                        f->pid);
         }
     }
     if (p->kind == ESI_FETCH) {
-        int x = p->supplier;
-        uint64_t flags = via_host, pa = host_pa;
-        if (x < 0) {
-            x = staging;          /* no GPU holds it: from the staging frame */
-            flags = UM_F_VIA_HOST;
-        } else if (p->invalidate >> x & 1) {
-            pa = s->old_pa[x];    /* a move */
-            flags |= UM_F_SHOOTDOWN;
-        } else {
-            m->pages.lookup(m->pages.ud, x, va, &pa);
-            flags |= UM_F_KEEP;   /* a replica */
-            if (p->downgrade >> x & 1) {
-                m->pages.protect(m->pages.ud, x, va, true);
-                flags |= UM_F_SHOOTDOWN;
-                stat_inc(m->st_downgrades);
-            }
+        if (p->supplier >= 0 && (p->downgrade >> p->supplier & 1))
+            stat_inc(m->st_downgrades);
+        for (uint32_t k = 0; k < npages; k++) {
+            if (in_place[k])
+                continue;
+            uint64_t pva = va + ((uint64_t)k << m->page_shift);
+            m->pages.lookup(m->pages.ud, UM_HOST_TABLE, pva, host_pa);
+            fetch_page(m, s, k, host_pa[0], f->pid);
         }
-        s->sender = x;
-        s->wait_filled = um_test_break != UM_BREAK_NO_COPY;
-        command(m, s, x, pa, flags, f->pid);
     }
-    snprintf(s->label, sizeof s->label, "%s: page 0x%" PRIx64 " GPU %d -> "
-             "GPU %d (migration %" PRIu64 ")", m->base.name, va, s->sender,
-             g, s->id);
-    if (!s->wait_released && !s->wait_filled)
-        complete(m, s);       /* an upgrade with nobody to invalidate */
+    snprintf(s->label, sizeof s->label, "%s: page 0x%" PRIx64 " (%u) GPU %d "
+             "-> GPU %d (migration %" PRIu64 ")", m->base.name, va, npages,
+             s->sender, g, s->id);
+    if (!s->due_total)
+        complete(m, s);       /* in place, or nobody to invalidate */
 }
 
 static void take(um_migrator *m, uint32_t i);
@@ -344,7 +421,7 @@ static void serve_queue(um_migrator *m)
     }
 }
 
-/* The page is where the plan put it: the faults it satisfies are
+/* The piece is where the plan put it: the faults it satisfies are
 ** answered; the others (other GPUs, a write that got a read-only replica)
 ** start over (they meet the residency rule). */
 static void slot_answer_all(um_migrator *m, um_slot *s)
@@ -376,46 +453,93 @@ static void slot_answer_all(um_migrator *m, um_slot *s)
 
 /* Every PMC answered: the tables say what the plan did (the host's maps
 ** the only copy of an Exclusive page), the dropped frames go, the
-** directory records it; then the faults are answered (now, or at the
-** fixed time). */
+** directory records it (and joins pieces that now agree); then the faults
+** are answered (now, or at the fixed time). */
 static void complete(um_migrator *m, um_slot *s)
 {
     const esi_plan *p = &s->plan;
-    uint64_t dst_pa = s->new_pa;
-    if (p->kind == ESI_FETCH) {
-        m->pages.map(m->pages.ud, s->dst, s->va, s->new_pa);
-        if (p->result == ESI_S)
-            m->pages.protect(m->pages.ud, s->dst, s->va, true);
-        stat_addn(m->st_bytes, (uint64_t)1 << m->page_shift);
-        stat_inc(p->result == ESI_S ? m->st_replicas : m->st_migr);
-    } else {
-        m->pages.lookup(m->pages.ud, s->dst, s->va, &dst_pa);
-        m->pages.protect(m->pages.ud, s->dst, s->va, false);
-        stat_inc(m->st_upgrades);
-    }
-    if (p->result == ESI_E)
-        m->pages.map(m->pages.ud, UM_HOST_TABLE, s->va, dst_pa);
-    for (uint32_t x = 0; x < m->cfg.ngpus; x++)
-        if (s->old_pa[x]) {
-            m->pages.drop(m->pages.ud, s->old_pa[x]);
-            s->old_pa[x] = 0;
+    uint32_t n = m->cfg.ngpus, moved = 0;
+    for (uint32_t k = 0; k < s->npages; k++) {
+        uint64_t va = s->va + ((uint64_t)k << m->page_shift), pa = 0;
+        if (p->kind == ESI_FETCH) {
+            pa = s->new_pa[k];
+            m->pages.map(m->pages.ud, s->dst, va, pa);
+            if (p->result == ESI_S)
+                m->pages.protect(m->pages.ud, s->dst, va, true);
+            moved += !s->in_place[k];
+        } else {
+            m->pages.lookup(m->pages.ud, s->dst, va, &pa);
+            m->pages.protect(m->pages.ud, s->dst, va, false);
         }
+        if (p->result == ESI_E)
+            m->pages.map(m->pages.ud, UM_HOST_TABLE, va, pa);
+        for (uint32_t x = 0; x < n; x++)
+            if (s->old_pa[k * n + x]) {
+                m->pages.drop(m->pages.ud, s->old_pa[k * n + x]);
+                s->old_pa[k * n + x] = 0;
+            }
+    }
     if (p->kind == ESI_FETCH)
-        m->pages.drop(m->pages.ud, s->new_pa);
-    esi_dir_commit(m->dir, s->va >> m->page_shift, (uint32_t)s->dst, p);
+        drop_held(m, s, s->npages);
+    if (p->kind == ESI_UPGRADE)
+        stat_inc(m->st_upgrades);
+    else if (moved)
+        stat_inc(p->result == ESI_S ? m->st_replicas : m->st_migr);
+    if (s->npages - moved && p->kind == ESI_FETCH)
+        stat_addn(m->st_first, s->npages - moved);
+    stat_addn(m->st_bytes, (uint64_t)moved << m->page_shift);
+    uint64_t vpn = s->va >> m->page_shift;
+    esi_dir_commit(m->dir, vpn, (uint32_t)s->dst, p);
+    s->used = false;          /* not in flight for the merge */
+    stat_addn(m->st_merges, esi_dir_merge(m->dir, vpn, range_busy, m));
+    s->used = true;
     mgs_time now = eng_now(m->base.eng);
     if (m->cfg.fault_latency) {
         mgs_time at = s->start + m->cfg.fault_latency;
         if (at > now) {
             s->answering = true;
-            resident_until(m, s->va, s->dst, at);
+            resident_until(m, s->va, s->npages, s->dst, at);
             eng_schedule(m->base.eng, &s->ev, at);
             return;
         }
         stat_inc(m->st_over);
     }
-    resident_until(m, s->va, s->dst, now);
+    resident_until(m, s->va, s->npages, s->dst, now);
     slot_answer_all(m, s);
+}
+
+/* The GPU whose table maps page va (the first one), or -1. */
+static int table_holder(um_migrator *m, uint64_t va)
+{
+    uint64_t pa;
+    for (uint32_t t = 0; t < m->cfg.ngpus; t++)
+        if (m->pages.lookup(m->pages.ud, (int)t, va, &pa))
+            return (int)t;
+    return -1;
+}
+
+/* First sight of page vpn: its piece is the largest aligned block of at
+** most 2^max_order pages, all unseen, all in the host table (one
+** allocation: the guard page after each is unmapped) and held by the same
+** GPU's table (or by none). */
+static void seed_piece(um_migrator *m, uint64_t vpn)
+{
+    int holder = table_holder(m, vpn << m->page_shift);
+    for (unsigned o = m->max_order; o > 0; o--) {
+        uint64_t first = vpn & ~((1ull << o) - 1), pa;
+        bool ok = true;
+        for (uint64_t k = 0; ok && k < 1ull << o; k++) {
+            uint64_t va = (first + k) << m->page_shift;
+            ok = !esi_dir_known(m->dir, first + k) &&
+                 m->pages.lookup(m->pages.ud, UM_HOST_TABLE, va, &pa) &&
+                 table_holder(m, va) == holder;
+        }
+        if (ok) {
+            esi_dir_seed(m->dir, first, o, holder);
+            return;
+        }
+    }
+    esi_dir_seed(m->dir, vpn, 0, holder);
 }
 
 /* Steps 1-5 for fault record i. */
@@ -441,13 +565,8 @@ static void take(um_migrator *m, uint32_t i)
         answer(m, i, true);
         return;
     }
-    if (!esi_dir_known(m->dir, vpn)) {
-        int holder = -1;      /* first sight: whoever's table maps it */
-        for (uint32_t t = 0; t < m->cfg.ngpus && holder < 0; t++)
-            if (m->pages.lookup(m->pages.ud, (int)t, va, &pa))
-                holder = (int)t;
-        esi_dir_seed(m->dir, vpn, holder);
-    }
+    if (!esi_dir_known(m->dir, vpn))
+        seed_piece(m, vpn);
     esi_plan p = esi_dir_plan(m->dir, vpn, (uint32_t)g, fault_writes(f));
     if (p.kind == ESI_NOTHING) {
         answer(m, i, false);  /* the directory and the tables disagree */
@@ -471,9 +590,23 @@ static void take(um_migrator *m, uint32_t i)
         m->qtail = i;
         return;
     }
+    uint64_t first;
+    unsigned order;
+    esi_dir_piece(m->dir, vpn, &first, &order);
+    /* A conflict (the piece would leave, or be shared by, another GPU):
+    ** halve it, only the half with the fault goes (seed 002 §5.3.3.3). */
+    int64_t wrong = 0;
+    if (taken && order > m->min_order && esi_dir_split(m->dir, vpn)) {
+        stat_inc(m->st_splits);
+        esi_dir_piece(m->dir, vpn, &first, &order);
+        if (um_test_break == UM_BREAK_WRONG_HALF)
+            wrong = (int64_t)(((first ^ (1ull << order)) - first)
+                              << m->page_shift);
+    }
     for (uint32_t k = 0; k < m->cfg.max_migrations; k++)
         if (!m->slots[k].used) {
-            start(m, &m->slots[k], i, &p);
+            start(m, &m->slots[k], i, &p, first << m->page_shift,
+                  1u << order, wrong);
             return;
         }
 }
@@ -484,15 +617,16 @@ static void pmc_answer(um_migrator *m, mem_msg *a)
 {
     um_slot *s = NULL;
     for (uint32_t k = 0; k < m->cfg.max_migrations; k++)
-        if (m->slots[k].used && m->slots[k].id == a->base.id)
+        if (m->slots[k].used &&
+            m->slots[k].id == a->base.id >> UM_ID_SHIFT)
             s = &m->slots[k];
-    assert(s && !s->answering);
+    assert(s && !s->answering && s->due_total);
     if (a->base.type == UM_FILLED)
-        s->wait_filled = false;
+        s->due_filled--;
     else
-        s->wait_released &= ~(1ull << a->gpu);
+        s->due[a->gpu]--;
     mem_msg_release(m->pool, a);
-    if (!s->wait_released && !s->wait_filled)
+    if (!--s->due_total)
         complete(m, s);
 }
 
@@ -557,11 +691,11 @@ static bool mig_stall(const sim_comp *c, char *buf, size_t n)
     if (s->answering)
         snprintf(who, sizeof who, "the fixed fault latency");
     for (uint32_t x = 0; !s->answering && x < m->cfg.ngpus && w < 120; x++)
-        if (s->wait_released >> x & 1)
+        if (s->due[x])
             w += (size_t)snprintf(who + w, sizeof who - w, "%sGPU[%u].PMC%s",
                                   w ? " and " : "", x,
                                   (int)x == s->sender ? " (source)" : "");
-    if (!s->answering && s->wait_filled)
+    if (!s->answering && s->due_filled)
         snprintf(who + w, sizeof who - w, "%sGPU[%d].PMC (destination)",
                  w ? " and " : "", s->dst);
     snprintf(buf, n, "%s (%u page(s) in flight): page 0x%" PRIx64
@@ -578,8 +712,8 @@ static void mig_dump(const sim_comp *c, FILE *f)
     for (uint32_t k = 0; k < m->cfg.max_migrations; k++) {
         const um_slot *s = &m->slots[k];
         if (s->used)
-            fprintf(f, "  %s: PMC answers due 0x%" PRIx64 ", filled %d\n",
-                    s->label, s->wait_released, !s->wait_filled);
+            fprintf(f, "  %s: PMC answers due %u (fills %u)\n", s->label,
+                    s->due_total, s->due_filled);
     }
 }
 
@@ -613,30 +747,43 @@ um_migrator *um_migrator_new(sim_engine *eng, const char *name,
     }
     m->queue = m->qtail = NONE;
     m->slots = MGS_NEW_ARRAY(um_slot, cfg->max_migrations);
+    uint32_t pp = cfg->piece_pages ? cfg->piece_pages : 1;
     for (uint32_t k = 0; k < cfg->max_migrations; k++) {
-        eng_event_init(&m->slots[k].ev, &m->base, 1, &m->slots[k]);
-        m->slots[k].old_pa = MGS_NEW_ARRAY(uint64_t, cfg->ngpus);
+        um_slot *x = &m->slots[k];
+        eng_event_init(&x->ev, &m->base, 1, x);
+        x->new_pa = MGS_NEW_ARRAY(uint64_t, pp);
+        x->in_place = MGS_NEW_ARRAY(bool, pp);
+        x->old_pa = MGS_NEW_ARRAY(uint64_t, (size_t)pp * cfg->ngpus);
+        x->due = MGS_NEW_ARRAY(uint32_t, cfg->ngpus);
     }
+    m->max_order = (unsigned)__builtin_ctz(pp);
+    if (cfg->pasi && cfg->pasi_min > cfg->page_bytes)
+        m->min_order = (unsigned)__builtin_ctzll(cfg->pasi_min /
+                                                 cfg->page_bytes);
+    if (m->min_order > m->max_order)
+        m->min_order = m->max_order;
     /* assumed: a fixed seed, so runs repeat (the supplier pick only has to
     ** spread the load, seed 002 §5.3.3.2) */
-    m->dir = esi_dir_new(cfg->ngpus, !cfg->esi, 0x5eed0002ull);
+    m->dir = esi_dir_new(cfg->ngpus, !cfg->esi, 0x5eed0002ull, m->max_order);
     stat_counter **t[] = {&m->st_faults, &m->st_migr, &m->st_bytes,
                           &m->st_shoot, &m->st_wait, &m->st_res_wait,
                           &m->st_first, &m->st_raced, &m->st_over,
                           &m->st_failed, &m->st_write_faults,
                           &m->st_replicas, &m->st_upgrades, &m->st_inval,
-                          &m->st_downgrades, &m->st_collapses};
+                          &m->st_downgrades, &m->st_collapses,
+                          &m->st_splits, &m->st_merges};
     static const char *names[] = {
         "faults", "migrations", "bytes_migrated", "shootdowns",
         "pages_waiting", "residency_waits", "first_touch", "raced",
         "fixed_latency_overruns", "failed_migrations", "write_faults",
         "replicas", "upgrades", "invalidations", "downgrades",
-        "host_collapses"};
+        "host_collapses", "splits", "merges"};
     static const char *units[] = {"count", "count", "bytes", "count",
                                   "count", "count", "count", "count",
                                   "count", "count", "count", "count",
-                                  "count", "count", "count", "count"};
-    for (size_t i = 0; i < 16; i++)
+                                  "count", "count", "count", "count",
+                                  "count", "count"};
+    for (size_t i = 0; i < 18; i++)
         *t[i] = stats ? stat_counter_add(stats, name, names[i], units[i])
                       : &m->own[i];
     m->st_latency = stats ? stat_hist_add(stats, name, "fault_latency", "ps")
@@ -651,8 +798,12 @@ void um_migrator_free(um_migrator *m)
     um_queue_free(&m->to_walker, m->pool);
     um_queue_free(&m->to_pmc, m->pool);
     free(m->faults);
-    for (uint32_t k = 0; k < m->cfg.max_migrations; k++)
+    for (uint32_t k = 0; k < m->cfg.max_migrations; k++) {
+        free(m->slots[k].new_pa);
+        free(m->slots[k].in_place);
         free(m->slots[k].old_pa);
+        free(m->slots[k].due);
+    }
     free(m->slots);
     esi_dir_free(m->dir);
     free(m->res);
@@ -670,19 +821,27 @@ void um_migrator_host_write(um_migrator *m, uint64_t va, uint64_t n)
 {
     if (!m->cfg.esi || !n)
         return;
-    uint64_t step = (uint64_t)1 << m->page_shift;
-    for (uint64_t p = page_of(m, va); p < va + n; p += step) {
-        uint64_t vpn = p >> m->page_shift, holders, pa;
-        holders = esi_dir_holders(m->dir, vpn);
+    for (uint64_t p = page_of(m, va); p < va + n; p += page_bytes(m)) {
+        uint64_t vpn = p >> m->page_shift, first, pa;
+        unsigned order;
+        uint64_t holders = esi_dir_holders(m->dir, vpn);
         if (!(holders & (holders - 1)) ||
             !m->pages.lookup(m->pages.ud, UM_HOST_TABLE, p, &pa))
             continue;         /* not replicated */
+        /* The whole piece collapses to the GPU of this page's host copy;
+        ** its other pages' host entries move to that GPU's replicas. */
+        esi_dir_piece(m->dir, vpn, &first, &order);
         int keep = (int)(pa / m->cfg.mem_per_gpu);
-        for (int x = 0; x < (int)m->cfg.ngpus; x++)
-            if (x != keep && (holders >> x & 1))
-                m->pages.unmap(m->pages.ud, x, p);
-        m->pages.protect(m->pages.ud, keep, p, false);
-        esi_dir_seed(m->dir, vpn, keep);
+        for (uint64_t k = 0; k < 1ull << order; k++) {
+            uint64_t kva = (first + k) << m->page_shift;
+            if (m->pages.lookup(m->pages.ud, keep, kva, &pa))
+                m->pages.map(m->pages.ud, UM_HOST_TABLE, kva, pa);
+            for (int x = 0; x < (int)m->cfg.ngpus; x++)
+                if (x != keep && (holders >> x & 1))
+                    m->pages.unmap(m->pages.ud, x, kva);
+            m->pages.protect(m->pages.ud, keep, kva, false);
+        }
+        esi_dir_seed(m->dir, first, order, keep);
         stat_inc(m->st_collapses);
     }
 }

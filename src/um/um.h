@@ -55,7 +55,14 @@ struct mgs_config;
 typedef struct um_config {
     bool migrate;             /* memory.management = migrate or esi: pages
                                  fault and move */
-    bool esi;                 /* memory.management = esi: reads replicate */
+    bool esi;                 /* memory.management = esi or pasi: reads
+                                 replicate */
+    bool pasi;                /* memory.management = pasi: pieces split */
+    uint64_t pasi_initial;    /* largest piece (bytes) */
+    uint64_t pasi_min;        /* smallest piece (bytes; below the page size:
+                                 the page) */
+    uint32_t piece_pages;     /* pages of the largest piece (1 unless pasi;
+                                 set by the platform) */
     mgs_time fault_latency;   /* 0 = modelled; else fixed service time */
     bool via_host;            /* memory.migration_link = host */
     mgs_time min_residency;   /* ping-pong guard */
@@ -71,6 +78,8 @@ typedef struct um_config {
 } um_config;
 
 void um_config_default(um_config *c);
+/* "migrate", "esi" or "pasi" (for messages). */
+const char *um_scheme_name(const um_config *c);
 /* The [memory] keys. */
 void um_config_from(um_config *c, const struct mgs_config *k);
 
@@ -98,13 +107,15 @@ typedef struct um_pagemap {
 /* Broken variants for the tests that show each step matters (never set
 ** outside tests): the source PMC sends no bytes, skips the TLB
 ** shoot-down, or never answers at all; under esi a write leaves the other
-** GPUs' read-only replicas in place (no invalidation). */
+** GPUs' read-only replicas in place (no invalidation); under pasi a split
+** sends the bytes of the other half (the half that stays). */
 typedef enum um_break {
     UM_BREAK_NONE = 0,
     UM_BREAK_NO_COPY,
     UM_BREAK_NO_SHOOTDOWN,
     UM_BREAK_MUTE_PMC,
-    UM_BREAK_NO_INVALIDATE
+    UM_BREAK_NO_INVALIDATE,
+    UM_BREAK_WRONG_HALF
 } um_break;
 extern um_break um_test_break;
 

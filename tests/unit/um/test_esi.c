@@ -9,6 +9,10 @@
 **     others read it, and host copies into replicated pages) verifies;
 **   - the broken variant whose writes leave the other replicas in place
 **     fails verification (and the same run verifies without the break);
+**   - pieces (pasi): a script of splits, plans on halves and merges
+**     (blocked while a range is in flight); mt splits and verifies, and
+**     fails verification when a split sends the wrong half's bytes or a
+**     move skips its copy;
 **   - two identical esi runs give identical statistics.
 */
 #include <setjmp.h>
@@ -70,9 +74,9 @@ static void run_script(esi_dir *d, uint64_t page, const step *s, size_t n)
 static void test_dir_esi_script(void **state)
 {
     (void)state;
-    esi_dir *d = esi_dir_new(4, false, 1);
+    esi_dir *d = esi_dir_new(4, false, 1, 0);
     assert_false(esi_dir_known(d, 7));
-    esi_dir_seed(d, 7, 0);    /* placed on GPU 0: Exclusive there */
+    esi_dir_seed(d, 7, 0, 0);    /* placed on GPU 0: Exclusive there */
     assert_true(esi_dir_known(d, 7));
     static const step s[] = {
         /* GPU 0 reads its own page: nothing. */
@@ -99,7 +103,7 @@ static void test_dir_esi_script(void **state)
     run_script(d, 7, s, sizeof s / sizeof *s);
 
     /* A page no GPU holds (managed memory, first touch): from staging. */
-    esi_dir_seed(d, 9, -1);
+    esi_dir_seed(d, 9, 0, -1);
     static const step t[] = {
         {2, false, ESI_FETCH, -1, 0, 0, "IIEI"},
         {0, false, ESI_FETCH, 2, 0, 0x4, "SISI"},
@@ -114,8 +118,8 @@ static void test_dir_esi_script(void **state)
 static void test_dir_migrate_script(void **state)
 {
     (void)state;
-    esi_dir *d = esi_dir_new(4, true, 1);
-    esi_dir_seed(d, 3, 1);
+    esi_dir *d = esi_dir_new(4, true, 1, 0);
+    esi_dir_seed(d, 3, 0, 1);
     static const step s[] = {
         {0, false, ESI_FETCH, 1, 0x2, 0, "EIII"},
         {0, false, ESI_NOTHING, -1, 0, 0, "EIII"},
@@ -133,9 +137,9 @@ static void test_dir_supplier_pick(void **state)
     (void)state;
     int first[64], count[4] = {0};
     for (int round = 0; round < 2; round++) {
-        esi_dir *d = esi_dir_new(5, false, 42);
+        esi_dir *d = esi_dir_new(5, false, 42, 0);
         for (uint64_t page = 0; page < 64; page++) {
-            esi_dir_seed(d, page, 0);
+            esi_dir_seed(d, page, 0, 0);
             for (uint32_t g = 1; g < 4; g++) {
                 esi_plan p = esi_dir_plan(d, page, g, false);
                 esi_dir_commit(d, page, g, &p);
@@ -157,13 +161,89 @@ static void test_dir_supplier_pick(void **state)
         assert_true(count[g] >= 4);   /* every sharer supplies some */
 }
 
+/* The piece holding page: "first+pages". */
+static void expect_piece(const esi_dir *d, uint64_t page, uint64_t first,
+                         unsigned order)
+{
+    uint64_t f;
+    unsigned o;
+    esi_dir_piece(d, page, &f, &o);
+    if (f != first || o != order)
+        fail_msg("page %llu: piece %llu order %u, expected %llu order %u",
+                 (unsigned long long)page, (unsigned long long)f, o,
+                 (unsigned long long)first, order);
+}
+
+static uint64_t busy_lo, busy_n;
+
+static bool busy_range(void *ud, uint64_t first, uint64_t n)
+{
+    (void)ud;
+    return busy_n && busy_lo < first + n && first < busy_lo + busy_n;
+}
+
+/* pasi: a piece of 8 pages (orders up to 3) at page 16, Exclusive on GPU
+** 0. GPU 1 reads page 21: a conflict (GPU 0 would be downgraded), so the
+** piece halves and only the half with page 21 (pages 20-23) is replicated;
+** GPU 1 then writes page 23: the half halves again (22-23 moves to GPU 1,
+** E, and GPU 0's copy goes). When GPU 1 also takes 20-21 Exclusive, the
+** two quarters agree and merge into 20-23; a busy range blocks a merge. */
+static void test_dir_pieces_script(void **state)
+{
+    (void)state;
+    esi_dir *d = esi_dir_new(4, false, 1, 3);
+    esi_dir_seed(d, 16, 3, 0);
+    expect_piece(d, 21, 16, 3);
+    assert_int_equal(esi_dir_state(d, 19, 0), ESI_E);
+    /* The read: the migrator splits on the conflict, then fetches. */
+    esi_plan p = esi_dir_plan(d, 21, 1, false);
+    assert_int_equal(p.kind, ESI_FETCH);
+    assert_int_equal(p.downgrade, 0x1);
+    assert_true(esi_dir_split(d, 21));
+    expect_piece(d, 21, 20, 2);
+    expect_piece(d, 17, 16, 2);
+    esi_dir_commit(d, 21, 1, &p);
+    assert_int_equal(esi_dir_state(d, 22, 0), ESI_S);
+    assert_int_equal(esi_dir_state(d, 22, 1), ESI_S);
+    assert_int_equal(esi_dir_state(d, 17, 0), ESI_E);   /* the other half */
+    assert_int_equal(esi_dir_state(d, 17, 1), ESI_I);
+    /* Halves that disagree do not merge. */
+    assert_int_equal(esi_dir_merge(d, 21, NULL, NULL), 0);
+    /* The write: an upgrade of GPU 1's replica, after a split. */
+    p = esi_dir_plan(d, 23, 1, true);
+    assert_int_equal(p.kind, ESI_UPGRADE);
+    assert_int_equal(p.invalidate, 0x1);
+    assert_true(esi_dir_split(d, 23));
+    expect_piece(d, 23, 22, 1);
+    esi_dir_commit(d, 23, 1, &p);
+    assert_int_equal(esi_dir_state(d, 22, 1), ESI_E);
+    assert_int_equal(esi_dir_state(d, 22, 0), ESI_I);
+    assert_int_equal(esi_dir_state(d, 20, 0), ESI_S);   /* 20-21 as was */
+    /* 20-21 goes Exclusive to GPU 1 too: now the quarters agree. */
+    p = esi_dir_plan(d, 20, 1, true);
+    assert_int_equal(p.kind, ESI_UPGRADE);
+    esi_dir_commit(d, 20, 1, &p);
+    busy_lo = 22;
+    busy_n = 1;
+    assert_int_equal(esi_dir_merge(d, 20, busy_range, NULL), 0);
+    busy_n = 0;
+    assert_int_equal(esi_dir_merge(d, 20, busy_range, NULL), 1);
+    expect_piece(d, 23, 20, 2);
+    assert_int_equal(esi_dir_state(d, 21, 1), ESI_E);
+    /* One page cannot split; the largest order does not merge further. */
+    esi_dir_seed(d, 40, 0, 2);
+    assert_false(esi_dir_split(d, 40));
+    esi_dir_free(d);
+}
+
 /* ---- end to end ------------------------------------------------------- */
+
+static const char *scheme = "memory.management=esi";
 
 static int run_wl(rt_rig *r, const char *name, int gpus)
 {
-    static const char *const sets[] = {
-        "sim.mode=timing", "memory.management=esi", "platform.type=unified",
-        NULL};
+    const char *const sets[] = {"sim.mode=timing", scheme,
+                                "platform.type=unified", NULL};
     rt_rig_configure(r, sets);
     rt_rig_start(r, MGS_MODE_TIMING, gpus, 256ull << 20, "unified");
     const mgs_workload *wl = wl_find(name);
@@ -252,6 +332,32 @@ static void test_broken_invalidate_fails(void **state)
     }
 }
 
+/* pasi: mt's buffers start as large pieces and split on conflicts;
+** it verifies. A split that sends the other half's bytes, or a move that
+** skips the copy, fails verification. */
+static void test_pasi_splits_and_breaks(void **state)
+{
+    (void)state;
+    scheme = "memory.management=pasi";
+    rt_rig r;
+    assert_int_equal(run_wl(&r, "mt", 4), MGS_OK);
+    assert_true(stat_of(&r, "UM.Migrator", "splits") > 10);
+    assert_true(stat_of(&r, "UM.Migrator", "merges") > 0);
+    rt_rig_fini(&r);
+    um_test_break = UM_BREAK_WRONG_HALF;
+    int rc = run_wl(&r, "mt", 4);
+    um_test_break = UM_BREAK_NONE;
+    assert_int_equal(rc, MGS_EVERIFY);
+    assert_true(stat_of(&r, "UM.Migrator", "splits") > 0);
+    rt_rig_fini(&r);
+    um_test_break = UM_BREAK_NO_COPY;
+    rc = run_wl(&r, "mt", 4);
+    um_test_break = UM_BREAK_NONE;
+    assert_int_equal(rc, MGS_EVERIFY);
+    rt_rig_fini(&r);
+    scheme = "memory.management=esi";
+}
+
 /* Every statistic of a run as text. */
 static void add_row(const stat_row *row, void *ud)
 {
@@ -290,9 +396,11 @@ int main(void)
         cmocka_unit_test(test_dir_esi_script),
         cmocka_unit_test(test_dir_migrate_script),
         cmocka_unit_test(test_dir_supplier_pick),
+        cmocka_unit_test(test_dir_pieces_script),
         cmocka_unit_test(test_mm_replicates),
         cmocka_unit_test(test_km_invalidates),
         cmocka_unit_test(test_broken_invalidate_fails),
+        cmocka_unit_test(test_pasi_splits_and_breaks),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
