@@ -114,7 +114,9 @@ typedef struct mem_msg {
     uint64_t vaddr;        /* request: the requester's own address; a
                               translator replaces addr, never vaddr */
     uint64_t span;         /* FLUSH / INVALIDATE: the lines of [addr, addr +
-                              span) only; 0 = the whole cache */
+                              span) only; 0 = the whole cache. XLATE_RSP:
+                              the mapping covers the span-aligned span bytes
+                              around addr (a PASI piece); 0 = one page */
     uint64_t coh[2];       /* protocol fields: timestamps, leases... */
     uint64_t sharers;      /* protocol field: sharer set (bit per agent) */
     uint32_t coh_bytes;    /* wire bytes of the protocol fields carried,

@@ -161,6 +161,9 @@ static mem_msg *walk_read(mmu *m, mmu_walk *w)
     rsp->paddr = page_pa + off;
     if (readonly)
         rsp->flags |= MEM_F_READONLY;
+    if (m->pt.run_order)
+        rsp->span = (uint64_t)m->cfg.page_bytes
+                    << m->pt.run_order(m->pt.ud, req->gpu, req->addr - off);
     return rsp;
 }
 

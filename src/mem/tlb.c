@@ -98,14 +98,17 @@ static bool out_push(tlb *t, mem_msg *rsp, mgs_time due)
     return true;
 }
 
-/* flags: MEM_F_FAULT, or MEM_F_READONLY for a read-only mapping. */
+/* flags: MEM_F_FAULT, or MEM_F_READONLY for a read-only mapping; span:
+** the mapping's reach (0: one page). */
 static mem_msg *answer(tlb *t, const mem_msg *req, uint64_t ppage,
-                       uint32_t flags)
+                       uint32_t flags, uint64_t span)
 {
     mem_msg *r = mem_msg_response(t->pool, req);
     r->flags |= flags;
-    if (!(flags & MEM_F_FAULT))
+    if (!(flags & MEM_F_FAULT)) {
         r->paddr = ppage + (req->addr & (t->cfg.page_bytes - 1));
+        r->span = span;
+    }
     return r;
 }
 
@@ -133,10 +136,10 @@ static bool tlb_fill(tlb *t, mgs_time now)
                "a write got a read-only page");
         if (!(flags & MEM_F_FAULT) &&
             tlb_core_install(&t->core, h->pid, h->vpn, ppage,
-                             flags & MEM_F_READONLY))
+                             flags & MEM_F_READONLY, m->span))
             stat_inc(t->evictions);
         for (uint32_t i = 0; i < h->nwait; i++)
-            out_push(t, answer(t, h->wait[i], ppage, flags), now);
+            out_push(t, answer(t, h->wait[i], ppage, flags, m->span), now);
         mem_msg_release(t->pool, h->down);
         mem_msg_release(t->pool, m);
         tlb_core_mshr_done(h);
@@ -171,8 +174,9 @@ static bool tlb_lookup(tlb *t, mgs_time now)
             port_retrieve(&t->top);
             tlb_core_touch(&t->core, e);
             stat_inc(t->hits);
-            out_push(t, answer(t, m, e->ppage,
-                               e->readonly ? MEM_F_READONLY : 0),
+            out_push(t, answer(t, m, tlb_core_ppage(&t->core, e, vpn),
+                               e->readonly ? MEM_F_READONLY : 0,
+                               (uint64_t)t->cfg.page_bytes << e->order),
                      now + (mgs_time)t->cfg.hit_latency * t->cfg.period);
             progress = true;
             continue;

@@ -42,6 +42,11 @@ typedef struct mem_pagetable {
     ** mapping of vaddr's page is read-only (a replica). The walker answers
     ** such a page with MEM_F_READONLY, and a MEM_F_XWRITE walk faults. */
     bool (*readonly)(void *ud, int32_t gpu, uint64_t vaddr);
+    /* Optional (NULL: pages only): the mapping of vaddr's page is one of
+    ** 2^order pages mapped to consecutive frames with one permission (a
+    ** PASI piece); the walker answers with span = that reach, and the TLBs
+    ** keep one entry for it. */
+    unsigned (*run_order)(void *ud, int32_t gpu, uint64_t vaddr);
     void *ud;
 } mem_pagetable;
 

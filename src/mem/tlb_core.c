@@ -33,16 +33,39 @@ void tlb_core_fini(tlb_core *k, mem_pool *pool)
     k->entries = NULL;
 }
 
-bool tlb_core_install(tlb_core *k, uint32_t pid, uint64_t vpn,
-                      uint64_t ppage, bool readonly)
+tlb_entry *tlb_core_lookup_run(tlb_core *k, uint32_t pid, uint64_t vpn)
 {
-    tlb_entry *e = tlb_core_lookup(k, pid, vpn);
-    if (e) {
-        e->ppage = ppage;
-        e->readonly = readonly;
-        return false;
+    for (uint32_t o = 1; o < 32; o++) {
+        if (!(k->orders >> o & 1))
+            continue;
+        uint64_t base = vpn & ~((1ull << o) - 1);
+        tlb_entry *s = &k->entries[(base % k->sets) * k->ways];
+        for (uint32_t w = 0; w < k->ways; w++)
+            if (s[w].valid && s[w].vpn == base && s[w].order == o &&
+                s[w].pid == pid)
+                return &s[w];
     }
+    return NULL;
+}
+
+bool tlb_core_install(tlb_core *k, uint32_t pid, uint64_t vpn,
+                      uint64_t ppage, bool readonly, uint64_t span)
+{
+    uint32_t order = span >> k->page_shift > 1
+                         ? (uint32_t)__builtin_ctzll(span >> k->page_shift)
+                         : 0;
+    uint64_t base = vpn & ~((1ull << order) - 1);
+    ppage -= (vpn - base) << k->page_shift;
+    vpn = base;
     tlb_entry *s = &k->entries[(vpn % k->sets) * k->ways], *victim = &s[0];
+    for (uint32_t w = 0; w < k->ways; w++)
+        if (s[w].valid && s[w].vpn == vpn && s[w].order == order &&
+            s[w].pid == pid) {
+            s[w].ppage = ppage;
+            s[w].readonly = readonly;
+            return false;
+        }
+    k->orders |= 1u << order;
     for (uint32_t w = 0; w < k->ways; w++) {
         if (!s[w].valid) {
             victim = &s[w];
@@ -53,8 +76,8 @@ bool tlb_core_install(tlb_core *k, uint32_t pid, uint64_t vpn,
     }
     bool evicted = victim->valid;
     *victim = (tlb_entry){.valid = true, .pid = pid, .vpn = vpn,
-                          .readonly = readonly, .ppage = ppage,
-                          .lru = ++k->stamp};
+                          .readonly = readonly, .order = (uint8_t)order,
+                          .ppage = ppage, .lru = ++k->stamp};
     return evicted;
 }
 
@@ -145,7 +168,8 @@ void tlb_core_shootdown(tlb_core *k, const mem_msg *m)
     uint32_t n = k->sets * k->ways;
     for (uint32_t i = 0; i < n; i++) {
         tlb_entry *e = &k->entries[i];
-        if (all || (e->pid == m->pid && e->vpn >= lo && e->vpn <= hi))
+        if (all || (e->pid == m->pid && e->vpn <= hi &&
+                    e->vpn + ((1ull << e->order) - 1) >= lo))
             e->valid = false;
     }
     for (uint32_t i = 0; i < k->nmshrs; i++) {

@@ -41,7 +41,9 @@ typedef struct tlb_entry {
     uint32_t pid;
     uint64_t vpn;
     bool readonly;         /* writes must ask again (MEM_F_READONLY) */
-    uint64_t ppage;        /* physical page base */
+    uint8_t order;         /* covers 2^order pages from vpn (a PASI piece
+                              whose frames are consecutive), 0 = one page */
+    uint64_t ppage;        /* physical page base (of page vpn) */
     uint64_t lru;          /* last use stamp: smallest = least recent */
 } tlb_entry;
 
@@ -64,6 +66,7 @@ typedef struct tlb_core {
     uint32_t nmshrs;
     uint32_t unsent;       /* MSHRs whose MEM_XLATE is not sent yet */
     uint32_t page_shift;
+    uint32_t orders;       /* bit o: an entry of order o was installed */
 } tlb_core;
 
 /* cfg: sets, ways, page_bytes and mshr_entries are used. */
@@ -71,7 +74,10 @@ void tlb_core_init(tlb_core *k, const tlb_config *cfg);
 /* Releases the MEM_XLATEs not sent yet. */
 void tlb_core_fini(tlb_core *k, mem_pool *pool);
 
-/* The valid entry for (pid, vpn), or NULL. */
+tlb_entry *tlb_core_lookup_run(tlb_core *k, uint32_t pid, uint64_t vpn);
+
+/* The valid entry covering (pid, vpn), or NULL. An entry of 2^o pages sits
+** in the set of its first page; those are probed only once one exists. */
 static inline tlb_entry *tlb_core_lookup(tlb_core *k, uint32_t pid,
                                          uint64_t vpn)
 {
@@ -79,7 +85,14 @@ static inline tlb_entry *tlb_core_lookup(tlb_core *k, uint32_t pid,
     for (uint32_t w = 0; w < k->ways; w++)
         if (s[w].valid && s[w].vpn == vpn && s[w].pid == pid)
             return &s[w];
-    return NULL;
+    return k->orders > 1 ? tlb_core_lookup_run(k, pid, vpn) : NULL;
+}
+
+/* The physical page of page vpn through entry e (which covers it). */
+static inline uint64_t tlb_core_ppage(const tlb_core *k, const tlb_entry *e,
+                                      uint64_t vpn)
+{
+    return e->ppage + ((vpn - e->vpn) << k->page_shift);
 }
 
 /* Whether req needs a writable mapping: a write or atomic, or a
@@ -108,11 +121,13 @@ static inline void tlb_core_touch(tlb_core *k, tlb_entry *e)
     e->lru = ++k->stamp;
 }
 
-/* Installs (pid, vpn) -> ppage (read-only or not), replacing an invalid
-** entry or the set's least recently used one; an entry already there takes
-** the new mapping. Returns true if a valid entry was evicted. */
+/* Installs (pid, vpn) -> ppage (read-only or not) for page vpn of an
+** answer that covers span bytes (0: one page), as one entry for the whole
+** run, replacing an invalid entry or the set's least recently used one; an
+** entry already there for the run takes the new mapping. Returns true if a
+** valid entry was evicted. */
 bool tlb_core_install(tlb_core *k, uint32_t pid, uint64_t vpn,
-                      uint64_t ppage, bool readonly);
+                      uint64_t ppage, bool readonly, uint64_t span);
 
 /* A miss of req (page vpn): joins the page's MSHR (*merged = true) or
 ** allocates one with its MEM_XLATE (from pool, issued at now). Returns

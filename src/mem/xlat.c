@@ -128,8 +128,8 @@ static bool xlat_fill(xlat *x, mgs_time now)
         bool readonly = m->flags & MEM_F_READONLY;
         uint64_t ppage = m->paddr & ~(uint64_t)(x->tcfg.page_bytes - 1);
         assert(!(readonly && h->write) && "a write got a read-only page");
-        if (!fault &&
-            tlb_core_install(&x->core, h->pid, h->vpn, ppage, readonly))
+        if (!fault && tlb_core_install(&x->core, h->pid, h->vpn, ppage,
+                                       readonly, m->span))
             stat_inc(x->evictions);
         for (uint32_t i = 0; i < h->nwait; i++) {
             mem_msg *q = h->wait[i];
@@ -228,7 +228,8 @@ static bool xlat_lookup(xlat *x, mgs_time now)
             tlb_core_touch(&x->core, e);
             stat_inc(x->hits);
             x->held++;
-            translate(x, q, e->ppage, now + x->hit_delay);
+            translate(x, q, tlb_core_ppage(&x->core, e, vpn),
+                      now + x->hit_delay);
             progress = true;
             continue;
         }

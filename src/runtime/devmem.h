@@ -68,10 +68,13 @@
 
 /* One table's mapping of one virtual page. */
 typedef struct mgs_devmem_pte {
-    int32_t gpu;            /* GPU holding the frame, -1 = unmapped */
-    uint32_t frame : 31;    /* frame number within that GPU's memory */
-    uint32_t readonly : 1;  /* GPU writes fault (an ESI replica); every new
+    int16_t gpu;            /* GPU holding the frame, -1 = unmapped */
+    uint8_t readonly;       /* GPU writes fault (an ESI replica); every new
                                mapping starts writable */
+    uint8_t order;          /* the entry is one of a run of 2^order pages
+                               mapped to consecutive frames (a PASI piece):
+                               the walker reports that reach; 0 = a page */
+    uint32_t frame;         /* frame number within that GPU's memory */
 } mgs_devmem_pte;
 
 typedef struct mgs_devmem_table {
@@ -204,6 +207,13 @@ int mgs_devmem_set_readonly(mgs_devmem *m, int gpu, uint64_t va,
                             bool readonly);
 /* Whether table gpu maps va's page read-only (false if unmapped). */
 bool mgs_devmem_readonly(mgs_devmem *m, int gpu, uint64_t va);
+/* Tags table gpu's entries of the 2^order pages at va (aligned) with
+** order, when they map consecutive frames of one GPU with one permission;
+** otherwise (or order 0) tags them 0. Returns the order set. */
+unsigned mgs_devmem_set_run(mgs_devmem *m, int gpu, uint64_t va,
+                            unsigned order);
+/* The order tag of table gpu's entry for va's page (0 if unmapped). */
+unsigned mgs_devmem_run_order(mgs_devmem *m, int gpu, uint64_t va);
 /* Unmaps va's page in table gpu (accesses through it then fault). */
 int mgs_devmem_unmap(mgs_devmem *m, int gpu, uint64_t va);
 /* Where table gpu maps va's page: MGS_OK and (*frame_gpu, *frame), or
@@ -228,6 +238,10 @@ int mgs_devmem_replicate_page(mgs_devmem *m, uint64_t va, int frame_gpu,
 ** reference back (the frame is released when nothing else maps it). */
 int mgs_devmem_frame_hold(mgs_devmem *m, int gpu, uint32_t *frame);
 void mgs_devmem_frame_drop(mgs_devmem *m, int gpu, uint32_t frame);
+/* n consecutive never-used frames of gpu, held as frame_hold does (each
+** dropped on its own); MGS_ENOMEM when the never-used frames are fewer. */
+int mgs_devmem_frame_hold_run(mgs_devmem *m, int gpu, uint32_t n,
+                              uint32_t *first);
 /* One more reference to a live frame (kept while a table stops mapping
 ** it: an invalidated replica being written back); frame_drop returns it. */
 void mgs_devmem_frame_keep(mgs_devmem *m, int gpu, uint32_t frame);

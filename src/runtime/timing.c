@@ -158,6 +158,12 @@ static bool pt_readonly(void *ud, int32_t gpu, uint64_t va)
     return mgs_devmem_readonly(t->mem, gpu, va);
 }
 
+static unsigned pt_run_order(void *ud, int32_t gpu, uint64_t va)
+{
+    mgs_timing *t = ud;
+    return mgs_devmem_run_order(t->mem, gpu, va);
+}
+
 /* DRAM reads and writes the physical frames themselves. */
 static int phys_read(void *ud, uint64_t pa, void *dst, size_t n)
 {
@@ -233,6 +239,21 @@ static int um_protect(void *ud, int table, uint64_t va, bool readonly)
     return mgs_devmem_set_readonly(t->mem, table, va, readonly);
 }
 
+static unsigned um_set_run(void *ud, int table, uint64_t va, unsigned order)
+{
+    mgs_timing *t = ud;
+    return mgs_devmem_set_run(t->mem, table, va, order);
+}
+
+static int um_hold_run(void *ud, int gpu, uint32_t n, uint64_t *pa)
+{
+    mgs_timing *t = ud;
+    uint32_t f;
+    int rc = mgs_devmem_frame_hold_run(t->mem, gpu, n, &f);
+    *pa = rc ? 0 : frame_addr(t, gpu, f);
+    return rc;
+}
+
 static void um_keep(void *ud, uint64_t pa)
 {
     mgs_timing *t = ud;
@@ -281,11 +302,14 @@ int mgs_timing_new_platform(const platform_config *pc0, mgs_devmem *mem,
     t->backing = (mem_backing){.read = phys_read, .write = phys_write,
                                .ud = t};
     t->pt = (mem_pagetable){.translate = pt_translate,
-                            .readonly = pt_readonly, .ud = t};
+                            .readonly = pt_readonly,
+                            .run_order = pt_run_order, .ud = t};
     t->um_pages = (um_pagemap){.lookup = um_lookup, .hold = um_hold,
                                .drop = um_drop, .map = um_map,
                                .unmap = um_unmap, .protect = um_protect,
                                .readonly = pt_readonly, .keep = um_keep,
+                               .set_run = um_set_run,
+                               .hold_run = um_hold_run,
                                .ud = t};
     pc.um_pages = &t->um_pages;
     t->eng = eng_new(NULL);

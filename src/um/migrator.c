@@ -237,6 +237,21 @@ static bool range_busy(void *ud, uint64_t first, uint64_t n)
     return false;
 }
 
+/* pasi: every holder's table tags the piece holding page vpn as one run
+** where its frames are consecutive (one TLB entry, docs/translation.md). */
+static void tag_piece(um_migrator *m, uint64_t vpn)
+{
+    if (!m->max_order)
+        return;
+    uint64_t first;
+    unsigned order;
+    esi_dir_piece(m->dir, vpn, &first, &order);
+    uint64_t holders = esi_dir_holders(m->dir, vpn);
+    for (int x = 0; x < (int)m->cfg.ngpus; x++)
+        if (holders >> x & 1)
+            m->pages.set_run(m->pages.ud, x, first << m->page_shift, order);
+}
+
 static void slot_wait(um_slot *s, um_fault *faults, uint32_t i)
 {
     faults[i].next = NONE;
@@ -352,14 +367,24 @@ static void start(um_migrator *m, um_slot *s, uint32_t i, const esi_plan *p,
                    .start = eng_now(m->base.eng),
                    .waiters = NONE, .wtail = NONE, .ev = s->ev};
     uint64_t host_pa[1];
+    uint32_t placed = 0;
     for (uint32_t k = 0; k < npages && p->kind == ESI_FETCH; k++) {
         uint64_t pva = va + ((uint64_t)k << m->page_shift);
         m->pages.lookup(m->pages.ud, UM_HOST_TABLE, pva, host_pa);
         in_place[k] = p->supplier < 0 &&
                       (int)(host_pa[0] / m->cfg.mem_per_gpu) == g;
         new_pa[k] = host_pa[0];
-        if (!in_place[k] &&
-            m->pages.hold(m->pages.ud, g, &new_pa[k]) != MGS_OK) {
+        placed += in_place[k];
+    }
+    /* A piece's frames are consecutive when they can be (one TLB entry). */
+    uint64_t run = 0;
+    bool as_run = p->kind == ESI_FETCH && npages > 1 && !placed &&
+                  m->pages.hold_run(m->pages.ud, g, npages, &run) == MGS_OK;
+    for (uint32_t k = 0; k < npages && p->kind == ESI_FETCH; k++) {
+        if (as_run)
+            new_pa[k] = run + ((uint64_t)k << m->page_shift);
+        else if (!in_place[k] &&
+                 m->pages.hold(m->pages.ud, g, &new_pa[k]) != MGS_OK) {
             drop_held(m, s, k);
             s->used = false;
             stat_inc(m->st_failed);
@@ -493,6 +518,7 @@ static void complete(um_migrator *m, um_slot *s)
     s->used = false;          /* not in flight for the merge */
     stat_addn(m->st_merges, esi_dir_merge(m->dir, vpn, range_busy, m));
     s->used = true;
+    tag_piece(m, vpn);
     mgs_time now = eng_now(m->base.eng);
     if (m->cfg.fault_latency) {
         mgs_time at = s->start + m->cfg.fault_latency;
@@ -536,6 +562,7 @@ static void seed_piece(um_migrator *m, uint64_t vpn)
         }
         if (ok) {
             esi_dir_seed(m->dir, first, o, holder);
+            tag_piece(m, vpn);
             return;
         }
     }
@@ -599,6 +626,8 @@ static void take(um_migrator *m, uint32_t i)
     if (taken && order > m->min_order && esi_dir_split(m->dir, vpn)) {
         stat_inc(m->st_splits);
         esi_dir_piece(m->dir, vpn, &first, &order);
+        tag_piece(m, first);  /* both halves: runs of the new size */
+        tag_piece(m, first ^ (1ull << order));
         if (um_test_break == UM_BREAK_WRONG_HALF)
             wrong = (int64_t)(((first ^ (1ull << order)) - first)
                               << m->page_shift);
@@ -842,6 +871,7 @@ void um_migrator_host_write(um_migrator *m, uint64_t va, uint64_t n)
             m->pages.protect(m->pages.ud, keep, kva, false);
         }
         esi_dir_seed(m->dir, first, order, keep);
+        tag_piece(m, first);
         stat_inc(m->st_collapses);
     }
 }

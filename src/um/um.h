@@ -101,6 +101,13 @@ typedef struct um_pagemap {
     bool (*readonly)(void *ud, int32_t table, uint64_t va);
     /* One more reference to a live frame (given back with drop). */
     void (*keep)(void *ud, uint64_t page_pa);
+    /* pasi: tags table's 2^order pages at va as one run (one TLB entry)
+    ** if they map consecutive frames with one permission; returns the
+    ** order tagged (0: pages). */
+    unsigned (*set_run)(void *ud, int table, uint64_t va, unsigned order);
+    /* pasi: n consecutive free frames of gpu, each held as hold does;
+    ** nonzero if there are none (then hold page by page). */
+    int (*hold_run)(void *ud, int gpu, uint32_t n, uint64_t *first_pa);
     void *ud;
 } um_pagemap;
 

@@ -44,6 +44,15 @@ static bool pt_readonly(void *ud, int32_t gpu, uint64_t vaddr)
     return page3_readonly && vaddr / 4096 == 3;
 }
 
+/* Pages 40-43 map consecutive frames and are tagged as one run (a PASI
+** piece of 4 pages). */
+static unsigned pt_run_order(void *ud, int32_t gpu, uint64_t vaddr)
+{
+    (void)ud;
+    (void)gpu;
+    return vaddr / 4096 >= 40 && vaddr / 4096 < 44 ? 2 : 0;
+}
+
 typedef struct xworld {
     sim_engine *e;
     mem_pool *pool;
@@ -84,7 +93,8 @@ static void xw_init_tiny(xworld *w, uint32_t max_inflight, bool tiny)
         dc.queue_entries = dc.top_buffer = 1;
     }
     mem_pagetable pt = {.translate = pt_translate,
-                        .readonly = pt_readonly, .ud = NULL};
+                        .readonly = pt_readonly,
+                        .run_order = pt_run_order, .ud = NULL};
     w->x = xlat_new(w->e, "XLAT", &xc, &tc, w->pool, w->stats);
     w->t = tlb_new(w->e, "TLB", &tc, w->pool, w->stats);
     w->m = mmu_new(w->e, "MMU", &mc, w->pool, w->stats, &pt);
@@ -237,6 +247,31 @@ static void test_readonly_page_write_faults(void **state)
     xw_fini(&w);
 }
 
+/* A run of 4 pages is one TLB entry: after page 41's walk, pages 40, 42
+** and 43 hit in the translator's L1 TLB at their own frames; */
+static void test_run_is_one_entry(void **state)
+{
+    (void)state;
+    xworld w;
+    xw_init(&w);
+    for (int p = 40; p < 44; p++)
+        w.mem[(uint64_t)(p + 5) * 4096 + 4] = (uint8_t)p;
+    req(&w, MEM_READ, 41 * 4096 + 4, 4, 0);
+    req(&w, MEM_READ, 40 * 4096 + 4, 4, 400000);
+    req(&w, MEM_READ, 42 * 4096 + 4, 4, 400000);
+    req(&w, MEM_READ, 43 * 4096 + 4, 4, 400000);
+    xw_run(&w);
+    for (int i = 0; i < 4; i++) {
+        mem_msg *r = agent_rsp_of(w.a, (size_t)i);
+        uint64_t page = r->vaddr / 4096;
+        assert_int_equal(r->addr, (page + 5) * 4096 + 4);
+        assert_int_equal(r->data[0], (uint8_t)page);
+    }
+    assert_int_equal(stat_of(&w, "MMU", "walks"), 1);
+    assert_int_equal(stat_of(&w, "XLAT", "hits"), 3);
+    xw_fini(&w);
+}
+
 static void test_fault(void **state)
 {
     (void)state;
@@ -362,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_atomic_through_translation),
         cmocka_unit_test(test_fault),
         cmocka_unit_test(test_readonly_page_write_faults),
+        cmocka_unit_test(test_run_is_one_entry),
         cmocka_unit_test(test_many_inflight),
         cmocka_unit_test(test_inflight_limit),
         cmocka_unit_test(test_control_passes_through),
