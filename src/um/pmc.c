@@ -221,7 +221,7 @@ static void answer_migrator(um_pmc *p, uint64_t id, uint32_t type)
 /* Moves every job as far as it can go. */
 static void jobs_advance(um_pmc *p)
 {
-    for (uint32_t k = 0; k < p->cfg.max_migrations; k++) {
+    for (uint32_t k = 0; k < p->jobs_hw; k++) {
         pmc_job *j = &p->jobs[k];
         if (j->phase == P_SHOOT && !j->ctrl_out)
             job_drain(p, j);

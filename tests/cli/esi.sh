@@ -3,14 +3,15 @@
 # src/um/esi_dir.c, docs/memory-management.md): every registered workload
 # verifies at small size in timing mode under esi on 2 and 4 unified GPUs,
 # on 4 with interleaved and first-touch placement, and on 2 discrete GPUs,
-# and under pasi on 2 and 4 unified GPUs; a few with 64 KB pages, 8 GPUs,
-# links and a fault path one request wide. Pages really replicate (replicas
-# and their bytes in the database), writes invalidate, pieces split and
-# merge, runs are deterministic, and bad settings end with one error line
-# and exit 2.
+# and under pasi on 2 and 4 unified GPUs and 4 with first-touch placement
+# (pieces that start in staging frames on several GPUs); a few with 64 KB
+# pages, 8 GPUs, links and a fault path one request wide. Pages really
+# replicate (replicas and their bytes in the database), writes invalidate,
+# pieces split and merge, runs are deterministic, and bad settings end with
+# one error line and exit 2.
 #
 # Runs the optimised binary ($MGSIM_BUILD/../mgsim) when it exists (about
-# 40 s for the ~250 runs); under the sanitizers only a subset.
+# 50 s for the ~280 runs); under the sanitizers only a subset.
 . "$(dirname "$0")/lib_cli.bash"
 
 optimised_mgsim "mm km mm2"
@@ -30,15 +31,7 @@ workload_names
 failed=""
 runs=0
 db=m.db
-run() { # run WORKLOAD ARGS...
-    local w=$1
-    shift
-    runs=$((runs + 1))
-    # shellcheck disable=SC2086
-    "$bin" run "$w" --mode timing --size small --quiet $ESI "$@" \
-        --db "$TMP/$db" >"$TMP/o" 2>"$TMP/e" ||
-        failed="$failed $w/$*(exit $?: $(head -c 200 "$TMP/e"))"
-}
+run() { UM_SETS=$ESI um_run "$@"; }
 for w in $names; do
     run "$w" --platform unified --gpus 2
     run "$w" --platform unified --gpus 4
@@ -51,6 +44,7 @@ db=p.db
 for w in $names; do
     run "$w" --platform unified --gpus 2
     run "$w" --platform unified --gpus 4
+    run "$w" --platform unified --gpus 4 --set platform.placement=first_touch
 done
 [ -z "$failed" ] || { echo "failing esi/pasi runs:$failed" >&2; exit 1; }
 if command -v sqlite3 >/dev/null; then

@@ -25,8 +25,7 @@
 
 #include <cmocka.h>
 
-#include "tests/unit/runtime/rt_rig.h"
-#include "tests/unit/workloads/suite_run.h"
+#include "tests/unit/um/um_rig.h"
 #include "um/esi_dir.h"
 #include "um/um.h"
 
@@ -242,34 +241,7 @@ static const char *scheme = "memory.management=esi";
 
 static int run_wl(rt_rig *r, const char *name, int gpus)
 {
-    const char *const sets[] = {"sim.mode=timing", scheme,
-                                "platform.type=unified", NULL};
-    rt_rig_configure(r, sets);
-    rt_rig_start(r, MGS_MODE_TIMING, gpus, 256ull << 20, "unified");
-    const mgs_workload *wl = wl_find(name);
-    assert_non_null(wl);
-    wl_args a;
-    suite_args(wl, &a, gpus, 1);
-    return wl->run(r->rt, &a);
-}
-
-static double stat_of(const rt_rig *r, const char *comp, const char *metric)
-{
-    int rows = 0;
-    double v = rt_rig_stat(r, comp, metric, &rows);
-    assert_true(rows > 0);
-    return v;
-}
-
-static double pmc_sum(const rt_rig *r, const char *metric, int gpus)
-{
-    double v = 0;
-    for (int g = 0; g < gpus; g++) {
-        char name[32];
-        snprintf(name, sizeof name, "GPU[%d].PMC", g);
-        v += stat_of(r, name, metric);
-    }
-    return v;
+    return um_run(r, scheme, name, gpus, NULL);
 }
 
 /* mm: every GPU reads all of A and B; under esi the pages are replicated
@@ -358,32 +330,11 @@ static void test_pasi_splits_and_breaks(void **state)
     scheme = "memory.management=esi";
 }
 
-/* Every statistic of a run as text. */
-static void add_row(const stat_row *row, void *ud)
-{
-    char line[256];
-    snprintf(line, sizeof line, "%s %s %.17g\n", row->component, row->metric,
-             row->value);
-    char **s = ud;
-    size_t n = *s ? strlen(*s) : 0;
-    *s = realloc(*s, n + strlen(line) + 1);
-    strcpy(*s + n, line);
-}
-
-static char *all_stats(const char *name, int gpus)
-{
-    rt_rig r;
-    assert_int_equal(run_wl(&r, name, gpus), MGS_OK);
-    char *s = NULL;
-    stat_registry_foreach(r.stats, 0, add_row, &s);
-    rt_rig_fini(&r);
-    return s;
-}
-
 static void test_deterministic(void **state)
 {
     (void)state;
-    char *a = all_stats("mm", 4), *b = all_stats("mm", 4);
+    char *a = um_all_stats(scheme, "mm", 4);
+    char *b = um_all_stats(scheme, "mm", 4);
     assert_non_null(strstr(a, "UM.Migrator replicas"));
     assert_string_equal(a, b);
     free(a);
