@@ -663,6 +663,8 @@ unsigned mgs_devmem_set_run(mgs_devmem *m, int gpu, uint64_t va,
     uint64_t n = 1ull << order;
     if (!t || va < MGS_DEVMEM_VA_BASE || vpn + n > m->npte || order > 20)
         return 0;
+    for (uint64_t k = 0; k < n; k++)
+        run_clear(t, vpn + k);    /* no run may straddle the new one */
     const mgs_devmem_pte *p0 = &t->ptes[vpn];
     for (uint64_t k = 0; k < n && order; k++) {
         const mgs_devmem_pte *p = &t->ptes[vpn + k];
@@ -673,6 +675,25 @@ unsigned mgs_devmem_set_run(mgs_devmem *m, int gpu, uint64_t va,
     for (uint64_t k = 0; k < n; k++)
         t->ptes[vpn + k].order = (uint8_t)order;
     return order;
+}
+
+void mgs_devmem_tag_runs(mgs_devmem *m, uint64_t va, uint64_t size,
+                         unsigned max_order)
+{
+    uint64_t v0 = (va - MGS_DEVMEM_VA_BASE) >> m->page_shift;
+    uint64_t end = v0 + ((size + m->page_size - 1) >> m->page_shift);
+    const mgs_devmem_table *host = &m->tables[m->num_gpus];
+    for (uint64_t v = v0; v < end && end <= m->npte;) {
+        int g = host->ptes[v].gpu;
+        unsigned o = max_order;
+        while (o && ((v & ((1ull << o) - 1)) || v + (1ull << o) > end))
+            o--;
+        while (o && (g < 0 || mgs_devmem_set_run(m, g, MGS_DEVMEM_VA_BASE +
+                                                 (v << m->page_shift),
+                                                 o) != o))
+            o--;
+        v += 1ull << o;
+    }
 }
 
 unsigned mgs_devmem_run_order(mgs_devmem *m, int gpu, uint64_t va)

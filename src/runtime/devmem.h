@@ -212,6 +212,12 @@ bool mgs_devmem_readonly(mgs_devmem *m, int gpu, uint64_t va);
 ** otherwise (or order 0) tags them 0. Returns the order set. */
 unsigned mgs_devmem_set_run(mgs_devmem *m, int gpu, uint64_t va,
                             unsigned order);
+/* Tags the pages of the allocation [va, va + size) as runs in the table of
+** the GPU holding each page (the host table says which): greedily, the
+** largest aligned blocks of at most 2^max_order pages inside it that
+** set_run accepts (a PASI allocation's first pieces, resident pages). */
+void mgs_devmem_tag_runs(mgs_devmem *m, uint64_t va, uint64_t size,
+                         unsigned max_order);
 /* The order tag of table gpu's entry for va's page (0 if unmapped). */
 unsigned mgs_devmem_run_order(mgs_devmem *m, int gpu, uint64_t va);
 /* Unmaps va's page in table gpu (accesses through it then fault). */

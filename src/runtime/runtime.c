@@ -259,7 +259,8 @@ int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out)
         mgs_devmem_destroy(&rt->mem);
         free(rt);
         return mgs_error_set(MGS_ECONFIG, "platform.placement = first_touch "
-                             "needs memory.management = migrate or esi");
+                             "needs memory.management = migrate, esi or "
+                             "pasi");
     }
     rt->gpu_wgs = mgs_xcalloc((size_t)o->num_gpus, sizeof *rt->gpu_wgs);
     rt->next_dispatch_id = 1;
@@ -337,8 +338,18 @@ int mgs_malloc(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out)
 {
     if (gpu < MGS_GPU_ALL)
         return mgs_error_set(MGS_EINVAL, "malloc on GPU %d: no such GPU", gpu);
-    return mgs_devmem_alloc_mapped(&rt->mem, gpu, size,
-                                   buffer_mapping(rt, gpu, false), out);
+    mgs_devmem_mapping how = buffer_mapping(rt, gpu, false);
+    int rc = mgs_devmem_alloc_mapped(&rt->mem, gpu, size, how, out);
+    /* pasi: resident pages start as large pieces, one TLB entry each
+    ** (docs/memory-management.md). */
+    const mgs_config *k = rt->opt.config;
+    if (!rc && how == MGS_MAP_RESIDENT &&
+        !strcmp(k->memory_management, "pasi") &&
+        k->memory_pasi_initial > rt->mem.page_size)
+        mgs_devmem_tag_runs(&rt->mem, *out, size,
+                            (unsigned)__builtin_ctzll(k->memory_pasi_initial /
+                                                      rt->mem.page_size));
+    return rc;
 }
 
 int mgs_malloc_managed(mgs_rt *rt, size_t size, mgs_dptr *out)
