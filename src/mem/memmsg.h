@@ -83,6 +83,12 @@ typedef enum mem_msg_type {
                                        sends it below without allocating
                                        (a DMA copy writing memory) */
 #define MEM_F_TC         (1u << 8)  /* tc holds a PCIe traffic class */
+#define MEM_F_XWRITE     (1u << 14) /* XLATE (and the walker's fault): the
+                                       translation is for a write or atomic,
+                                       so a read-only mapping does not do */
+#define MEM_F_READONLY   (1u << 15) /* XLATE_RSP: the mapping is read-only
+                                       (a replica, docs/memory-management.md);
+                                       a write through it must ask again */
 
 typedef struct mem_msg {
     sim_msg base;          /* FIRST; base.type is a mem_msg_type */
@@ -114,7 +120,9 @@ typedef struct mem_msg {
     uint64_t vaddr;        /* request: the requester's own address; a
                               translator replaces addr, never vaddr */
     uint64_t span;         /* FLUSH / INVALIDATE: the lines of [addr, addr +
-                              span) only; 0 = the whole cache */
+                              span) only; 0 = the whole cache. XLATE_RSP:
+                              the mapping covers the span-aligned span bytes
+                              around addr (a PASI piece); 0 = one page */
     uint64_t coh[2];       /* protocol fields: timestamps, leases... */
     uint64_t sharers;      /* protocol field: sharer set (bit per agent) */
     uint32_t coh_bytes;    /* wire bytes of the protocol fields carried,

@@ -2,7 +2,8 @@
 ** Page walker (IOMMU / GMMU, tlb.h): resolves MEM_XLATE requests against
 ** the runtime's page table of the request's GPU (mem_pagetable),
 ** levels * walk_latency cycles per walk, at most max_walks walks at once.
-** Unmapped pages are answered with MEM_F_FAULT (counted); the requester
+** Unmapped pages, and read-only pages asked for by a write (MEM_F_XWRITE),
+** are answered with MEM_F_FAULT (counted); the requester
 ** turns that into a fault report. With a fault handler (mmu_set_fault_
 ** handler) the fault first goes to it as a message.
 **
@@ -152,8 +153,17 @@ static mem_msg *walk_read(mmu *m, mmu_walk *w)
     if (m->pt.translate(m->pt.ud, req->gpu, req->pid, req->addr - off,
                         &page_pa) != MGS_OK)
         return NULL;
+    bool readonly = m->pt.readonly &&
+                    m->pt.readonly(m->pt.ud, req->gpu, req->addr - off);
+    if (readonly && (req->flags & MEM_F_XWRITE))
+        return NULL;           /* a write through a read-only mapping */
     mem_msg *rsp = mem_msg_response(m->pool, req);
     rsp->paddr = page_pa + off;
+    if (readonly)
+        rsp->flags |= MEM_F_READONLY;
+    if (m->pt.run_order)
+        rsp->span = (uint64_t)m->cfg.page_bytes
+                    << m->pt.run_order(m->pt.ud, req->gpu, req->addr - off);
     return rsp;
 }
 
@@ -193,7 +203,7 @@ static void mmu_walk_done(mmu *m, mmu_walk *w)
     f->addr = w->req->addr;
     f->pid = w->req->pid;
     f->gpu = w->req->gpu;
-    f->flags = MEM_F_FAULT;
+    f->flags = MEM_F_FAULT | (w->req->flags & MEM_F_XWRITE);
     f->origin = w;
     f->base.dst = m->handler;
     f->base.bytes = 16;        /* assumed: address + ids, as an XLATE */

@@ -98,13 +98,17 @@ static bool out_push(tlb *t, mem_msg *rsp, mgs_time due)
     return true;
 }
 
-static mem_msg *answer(tlb *t, const mem_msg *req, uint64_t ppage, bool fault)
+/* flags: MEM_F_FAULT, or MEM_F_READONLY for a read-only mapping; span:
+** the mapping's reach (0: one page). */
+static mem_msg *answer(tlb *t, const mem_msg *req, uint64_t ppage,
+                       uint32_t flags, uint64_t span)
 {
     mem_msg *r = mem_msg_response(t->pool, req);
-    if (fault)
-        r->flags |= MEM_F_FAULT;
-    else
+    r->flags |= flags;
+    if (!(flags & MEM_F_FAULT)) {
         r->paddr = ppage + (req->addr & (t->cfg.page_bytes - 1));
+        r->span = span;
+    }
     return r;
 }
 
@@ -114,8 +118,9 @@ static bool tlb_fill(tlb *t, mgs_time now)
     mem_msg *m;
     while ((m = (mem_msg *)port_peek(&t->bottom))) {
         tlb_mshr *h = m->origin;
-        if (h->stale) {
-            /* Translated before a shoot-down: ask again. */
+        if (tlb_core_ask_again(h, m)) {
+            /* Translated before a shoot-down, or read-only for a
+            ** write: ask again. */
             port_retrieve(&t->bottom);
             mem_msg_release(t->pool, m);
             tlb_core_mshr_retry(&t->core, t->pool, h, now);
@@ -125,12 +130,16 @@ static bool tlb_fill(tlb *t, mgs_time now)
         if (t->out_cap - t->out_count < h->nwait)
             break; /* no room for the answers yet: keep it in the port */
         port_retrieve(&t->bottom);
-        bool fault = m->flags & MEM_F_FAULT;
+        uint32_t flags = m->flags & (MEM_F_FAULT | MEM_F_READONLY);
         uint64_t ppage = m->paddr & ~(uint64_t)(t->cfg.page_bytes - 1);
-        if (!fault && tlb_core_install(&t->core, h->pid, h->vpn, ppage))
+        assert(!((flags & MEM_F_READONLY) && h->write) &&
+               "a write got a read-only page");
+        if (!(flags & MEM_F_FAULT) &&
+            tlb_core_install(&t->core, h->pid, h->vpn, ppage,
+                             flags & MEM_F_READONLY, m->span))
             stat_inc(t->evictions);
         for (uint32_t i = 0; i < h->nwait; i++)
-            out_push(t, answer(t, h->wait[i], ppage, fault), now);
+            out_push(t, answer(t, h->wait[i], ppage, flags, m->span), now);
         mem_msg_release(t->pool, h->down);
         mem_msg_release(t->pool, m);
         tlb_core_mshr_done(h);
@@ -160,12 +169,14 @@ static bool tlb_lookup(tlb *t, mgs_time now)
         if (!m || t->out_count == t->out_cap)
             break;
         uint64_t vpn = m->addr >> t->core.page_shift;
-        tlb_entry *e = tlb_core_lookup(&t->core, m->pid, vpn);
+        tlb_entry *e = tlb_core_lookup_for(&t->core, m, vpn);
         if (e) {
             port_retrieve(&t->top);
             tlb_core_touch(&t->core, e);
             stat_inc(t->hits);
-            out_push(t, answer(t, m, e->ppage, false),
+            out_push(t, answer(t, m, tlb_core_ppage(&t->core, e, vpn),
+                               e->readonly ? MEM_F_READONLY : 0,
+                               (uint64_t)t->cfg.page_bytes << e->order),
                      now + (mgs_time)t->cfg.hit_latency * t->cfg.period);
             progress = true;
             continue;

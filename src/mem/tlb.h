@@ -38,6 +38,15 @@ typedef struct mem_pagetable {
     ** unmapped page. */
     int (*translate)(void *ud, int32_t gpu, uint32_t pid, uint64_t vaddr,
                      uint64_t *paddr);
+    /* Optional (NULL: every mapping is writable): whether GPU gpu's
+    ** mapping of vaddr's page is read-only (a replica). The walker answers
+    ** such a page with MEM_F_READONLY, and a MEM_F_XWRITE walk faults. */
+    bool (*readonly)(void *ud, int32_t gpu, uint64_t vaddr);
+    /* Optional (NULL: pages only): the mapping of vaddr's page is one of
+    ** 2^order pages mapped to consecutive frames with one permission (a
+    ** PASI piece); the walker answers with span = that reach, and the TLBs
+    ** keep one entry for it. */
+    unsigned (*run_order)(void *ud, int32_t gpu, uint64_t vaddr);
     void *ud;
 } mem_pagetable;
 
@@ -100,8 +109,9 @@ mmu *mmu_new(sim_engine *eng, const char *name, const mmu_config *cfg,
 void mmu_free(mmu *m);
 sim_port *mmu_top(mmu *m);
 /* Page faults as messages: with a handler set, a walk that finds no
-** mapping sends MEM_XLATE (MEM_F_FAULT, addr, pid, gpu of the request)
-** from the walker's fault port to `handler` and waits; the answer
+** mapping (or a read-only one for a write) sends MEM_XLATE (MEM_F_FAULT,
+** addr, pid, gpu and MEM_F_XWRITE of the request) from the walker's fault
+** port to `handler` and waits; the answer
 ** (MEM_XLATE_RSP) without MEM_F_FAULT means "resolved": the walker reads
 ** the table again (once) and answers the requester; with MEM_F_FAULT the
 ** requester gets the fault. The caller plugs mmu_fault_port into a

@@ -33,12 +33,39 @@ void tlb_core_fini(tlb_core *k, mem_pool *pool)
     k->entries = NULL;
 }
 
-bool tlb_core_install(tlb_core *k, uint32_t pid, uint64_t vpn,
-                      uint64_t ppage)
+tlb_entry *tlb_core_lookup_run(tlb_core *k, uint32_t pid, uint64_t vpn)
 {
-    if (tlb_core_lookup(k, pid, vpn))
-        return false;
+    for (uint32_t o = 1; o < 32; o++) {
+        if (!(k->orders >> o & 1))
+            continue;
+        uint64_t base = vpn & ~((1ull << o) - 1);
+        tlb_entry *s = &k->entries[(base % k->sets) * k->ways];
+        for (uint32_t w = 0; w < k->ways; w++)
+            if (s[w].valid && s[w].vpn == base && s[w].order == o &&
+                s[w].pid == pid)
+                return &s[w];
+    }
+    return NULL;
+}
+
+bool tlb_core_install(tlb_core *k, uint32_t pid, uint64_t vpn,
+                      uint64_t ppage, bool readonly, uint64_t span)
+{
+    uint32_t order = span >> k->page_shift > 1
+                         ? (uint32_t)__builtin_ctzll(span >> k->page_shift)
+                         : 0;
+    uint64_t base = vpn & ~((1ull << order) - 1);
+    ppage -= (vpn - base) << k->page_shift;
+    vpn = base;
     tlb_entry *s = &k->entries[(vpn % k->sets) * k->ways], *victim = &s[0];
+    for (uint32_t w = 0; w < k->ways; w++)
+        if (s[w].valid && s[w].vpn == vpn && s[w].order == order &&
+            s[w].pid == pid) {
+            s[w].ppage = ppage;
+            s[w].readonly = readonly;
+            return false;
+        }
+    k->orders |= 1u << order;
     for (uint32_t w = 0; w < k->ways; w++) {
         if (!s[w].valid) {
             victim = &s[w];
@@ -48,7 +75,9 @@ bool tlb_core_install(tlb_core *k, uint32_t pid, uint64_t vpn,
             victim = &s[w];
     }
     bool evicted = victim->valid;
-    *victim = (tlb_entry){true, pid, vpn, ppage, ++k->stamp};
+    *victim = (tlb_entry){.valid = true, .pid = pid, .vpn = vpn,
+                          .readonly = readonly, .order = (uint8_t)order,
+                          .ppage = ppage, .lru = ++k->stamp};
     return evicted;
 }
 
@@ -66,15 +95,25 @@ tlb_mshr *tlb_core_miss(tlb_core *k, mem_pool *pool, mem_msg *req,
             free_one = x;
     }
     *merged = h != NULL;
+    bool write = tlb_core_writes(req);
     if (h) {
         if (h->nwait == TLB_MSHR_WAITERS)
             return NULL;
+        if (write && !h->write) {
+            /* Asked for a read: a read-only answer is asked for again
+            ** (tlb_core_ask_again). */
+            h->write = true;
+            if (!h->sent)
+                h->down->flags |= MEM_F_XWRITE;
+        }
     } else {
         if (!free_one)
             return NULL; /* all MSHRs busy: back-pressure */
         h = free_one;
-        *h = (tlb_mshr){.used = true, .pid = req->pid, .vpn = vpn};
+        *h = (tlb_mshr){.used = true, .write = write, .pid = req->pid,
+                        .vpn = vpn};
         h->down = mem_msg_alloc(pool, MEM_XLATE);
+        h->down->flags = write ? MEM_F_XWRITE : 0;
         h->down->addr = vpn << k->page_shift;
         h->down->pid = req->pid;
         h->down->gpu = req->gpu;
@@ -94,6 +133,7 @@ void tlb_core_mshr_retry(tlb_core *k, mem_pool *pool, tlb_mshr *h,
     d->addr = h->down->addr;
     d->pid = h->down->pid;
     d->gpu = h->down->gpu;
+    d->flags = h->write ? MEM_F_XWRITE : 0;
     d->origin = h;
     d->issue_time = now;
     d->base.bytes = h->down->base.bytes;
@@ -128,7 +168,8 @@ void tlb_core_shootdown(tlb_core *k, const mem_msg *m)
     uint32_t n = k->sets * k->ways;
     for (uint32_t i = 0; i < n; i++) {
         tlb_entry *e = &k->entries[i];
-        if (all || (e->pid == m->pid && e->vpn >= lo && e->vpn <= hi))
+        if (all || (e->pid == m->pid && e->vpn <= hi &&
+                    e->vpn + ((1ull << e->order) - 1) >= lo))
             e->valid = false;
     }
     for (uint32_t i = 0; i < k->nmshrs; i++) {

@@ -12,7 +12,14 @@
 **     matching MSHRs stale: a stale MSHR takes no new waiters, and its
 **     answer (translated with the mapping the shoot-down removed) is
 **     dropped and asked for again (tlb_core_mshr_retry), so no request
-**     leaves with a mapping older than the shoot-down.
+**     leaves with a mapping older than the shoot-down;
+**   - write permission: an entry may be read-only (its answer carried
+**     MEM_F_READONLY: a replica under memory.management = esi). A write or
+**     atomic that finds a read-only entry drops it and misses, asking with
+**     MEM_F_XWRITE; a write joining a read's MSHR marks it a write one,
+**     and a read-only answer to it is asked for again with MEM_F_XWRITE
+**     (every waiter waits for that answer), so a page's requests still
+**     leave in order. Without read-only pages nothing changes.
 ** MSHR life: FREE --tlb_core_miss--> ALLOCATED (unsent) --tlb_core_send_down
 ** --> WAITING --the owner's fill, tlb_core_mshr_done--> FREE.
 */
@@ -33,12 +40,16 @@ typedef struct tlb_entry {
     bool valid;
     uint32_t pid;
     uint64_t vpn;
-    uint64_t ppage;        /* physical page base */
+    bool readonly;         /* writes must ask again (MEM_F_READONLY) */
+    uint8_t order;         /* covers 2^order pages from vpn (a PASI piece
+                              whose frames are consecutive), 0 = one page */
+    uint64_t ppage;        /* physical page base (of page vpn) */
     uint64_t lru;          /* last use stamp: smallest = least recent */
 } tlb_entry;
 
 typedef struct tlb_mshr {
     bool used, sent, stale;
+    bool write;            /* asks with MEM_F_XWRITE */
     uint32_t pid;
     uint64_t vpn;
     mem_msg *down;         /* our MEM_XLATE (owned until sent; its answer
@@ -55,6 +66,7 @@ typedef struct tlb_core {
     uint32_t nmshrs;
     uint32_t unsent;       /* MSHRs whose MEM_XLATE is not sent yet */
     uint32_t page_shift;
+    uint32_t orders;       /* bit o: an entry of order o was installed */
 } tlb_core;
 
 /* cfg: sets, ways, page_bytes and mshr_entries are used. */
@@ -62,7 +74,10 @@ void tlb_core_init(tlb_core *k, const tlb_config *cfg);
 /* Releases the MEM_XLATEs not sent yet. */
 void tlb_core_fini(tlb_core *k, mem_pool *pool);
 
-/* The valid entry for (pid, vpn), or NULL. */
+tlb_entry *tlb_core_lookup_run(tlb_core *k, uint32_t pid, uint64_t vpn);
+
+/* The valid entry covering (pid, vpn), or NULL. An entry of 2^o pages sits
+** in the set of its first page; those are probed only once one exists. */
 static inline tlb_entry *tlb_core_lookup(tlb_core *k, uint32_t pid,
                                          uint64_t vpn)
 {
@@ -70,7 +85,35 @@ static inline tlb_entry *tlb_core_lookup(tlb_core *k, uint32_t pid,
     for (uint32_t w = 0; w < k->ways; w++)
         if (s[w].valid && s[w].vpn == vpn && s[w].pid == pid)
             return &s[w];
-    return NULL;
+    return k->orders > 1 ? tlb_core_lookup_run(k, pid, vpn) : NULL;
+}
+
+/* The physical page of page vpn through entry e (which covers it). */
+static inline uint64_t tlb_core_ppage(const tlb_core *k, const tlb_entry *e,
+                                      uint64_t vpn)
+{
+    return e->ppage + ((vpn - e->vpn) << k->page_shift);
+}
+
+/* Whether req needs a writable mapping: a write or atomic, or a
+** translation asked for one. */
+static inline bool tlb_core_writes(const mem_msg *req)
+{
+    return req->base.type == MEM_WRITE || req->base.type == MEM_ATOMIC ||
+           (req->flags & MEM_F_XWRITE);
+}
+
+/* The entry for req's page that req may use: a read-only entry met by a
+** write is dropped (the write misses and asks for a writable one). */
+static inline tlb_entry *tlb_core_lookup_for(tlb_core *k, const mem_msg *req,
+                                             uint64_t vpn)
+{
+    tlb_entry *e = tlb_core_lookup(k, req->pid, vpn);
+    if (e && e->readonly && tlb_core_writes(req)) {
+        e->valid = false;
+        return NULL;
+    }
+    return e;
 }
 
 static inline void tlb_core_touch(tlb_core *k, tlb_entry *e)
@@ -78,11 +121,13 @@ static inline void tlb_core_touch(tlb_core *k, tlb_entry *e)
     e->lru = ++k->stamp;
 }
 
-/* Installs (pid, vpn) -> ppage unless present, replacing an invalid entry
-** or the set's least recently used one. Returns true if a valid entry was
-** evicted. */
+/* Installs (pid, vpn) -> ppage (read-only or not) for page vpn of an
+** answer that covers span bytes (0: one page), as one entry for the whole
+** run, replacing an invalid entry or the set's least recently used one; an
+** entry already there for the run takes the new mapping. Returns true if a
+** valid entry was evicted. */
 bool tlb_core_install(tlb_core *k, uint32_t pid, uint64_t vpn,
-                      uint64_t ppage);
+                      uint64_t ppage, bool readonly, uint64_t span);
 
 /* A miss of req (page vpn): joins the page's MSHR (*merged = true) or
 ** allocates one with its MEM_XLATE (from pool, issued at now). Returns
@@ -101,6 +146,14 @@ static inline void tlb_core_mshr_done(tlb_mshr *h)
     h->used = false;
 }
 
+/* Whether answer m to MSHR h must be asked for again: h went stale in a
+** shoot-down, or a write joined it and m is read-only. */
+static inline bool tlb_core_ask_again(const tlb_mshr *h, const mem_msg *m)
+{
+    return h->stale || (h->write && (m->flags & MEM_F_READONLY) &&
+                        !(m->flags & MEM_F_FAULT));
+}
+
 /* Applies a shoot-down message (MEM_INVALIDATE or MEM_FLUSH). */
 void tlb_core_shootdown(tlb_core *k, const mem_msg *m);
 
@@ -113,8 +166,9 @@ bool tlb_core_ctrl_step(tlb_core *k, sim_port *ctrl, mem_pool *pool,
 
 /* Any MSHR in use. */
 bool tlb_core_busy(const tlb_core *k);
-/* A stale MSHR's answer came: its MEM_XLATE goes down again (fresh, not
-** stale, unsent). */
+/* An answer to ask for again came (tlb_core_ask_again): its MEM_XLATE
+** goes down again (fresh, not stale, unsent; MEM_F_XWRITE if a write
+** waits). */
 void tlb_core_mshr_retry(tlb_core *k, mem_pool *pool, tlb_mshr *h,
                          mgs_time now);
 

@@ -117,15 +117,19 @@ static bool xlat_fill(xlat *x, mgs_time now)
     while ((m = (mem_msg *)port_retrieve(&x->tlbp))) {
         tlb_mshr *h = m->origin;
         progress = true;
-        if (h->stale) {
-            /* Translated before a shoot-down: ask again. */
+        if (tlb_core_ask_again(h, m)) {
+            /* Translated before a shoot-down, or read-only for a
+            ** write: ask again. */
             mem_msg_release(x->pool, m);
             tlb_core_mshr_retry(&x->core, x->pool, h, now);
             continue;
         }
         bool fault = m->flags & MEM_F_FAULT;
+        bool readonly = m->flags & MEM_F_READONLY;
         uint64_t ppage = m->paddr & ~(uint64_t)(x->tcfg.page_bytes - 1);
-        if (!fault && tlb_core_install(&x->core, h->pid, h->vpn, ppage))
+        assert(!(readonly && h->write) && "a write got a read-only page");
+        if (!fault && tlb_core_install(&x->core, h->pid, h->vpn, ppage,
+                                       readonly, m->span))
             stat_inc(x->evictions);
         for (uint32_t i = 0; i < h->nwait; i++) {
             mem_msg *q = h->wait[i];
@@ -218,13 +222,14 @@ static bool xlat_lookup(xlat *x, mgs_time now)
             continue;
         }
         uint64_t vpn = q->addr >> x->core.page_shift;
-        tlb_entry *e = tlb_core_lookup(&x->core, q->pid, vpn);
+        tlb_entry *e = tlb_core_lookup_for(&x->core, q, vpn);
         if (e) {
             port_retrieve(&x->top);
             tlb_core_touch(&x->core, e);
             stat_inc(x->hits);
             x->held++;
-            translate(x, q, e->ppage, now + x->hit_delay);
+            translate(x, q, tlb_core_ppage(&x->core, e, vpn),
+                      now + x->hit_delay);
             progress = true;
             continue;
         }

@@ -279,14 +279,25 @@ int platform_config_validate(const platform_config *c)
                              (unsigned long long)c->gpu.l2_interleave);
     if (c->um.migrate && c->type != PLATFORM_DISCRETE &&
         c->type != PLATFORM_UNIFIED)
-        return mgs_error_set(MGS_ECONFIG, "memory.management = migrate needs "
+        return mgs_error_set(MGS_ECONFIG, "memory.management = %s needs "
                              "platform.type = discrete or unified (got %s)",
+                             um_scheme_name(&c->um),
                              type_names[c->type]);
     if (c->um.migrate && (strcmp(c->coherence, "nc") ||
                           c->remote_cache != COH_REMOTE_L1))
-        return mgs_error_set(MGS_ECONFIG, "memory.management = migrate needs "
+        return mgs_error_set(MGS_ECONFIG, "memory.management = %s needs "
                              "coherence.protocol = nc and "
-                             "coherence.remote_cache = l1");
+                             "coherence.remote_cache = l1",
+                             um_scheme_name(&c->um));
+    if (c->um.pasi && (!c->um.pasi_initial || !c->um.pasi_min ||
+                       (c->um.pasi_initial & (c->um.pasi_initial - 1)) ||
+                       (c->um.pasi_min & (c->um.pasi_min - 1)) ||
+                       c->um.pasi_min > c->um.pasi_initial))
+        return mgs_error_set(MGS_ECONFIG, "memory.pasi_initial (%llu) and "
+                             "memory.pasi_min (%llu) must be powers of two, "
+                             "pasi_min <= pasi_initial",
+                             (unsigned long long)c->um.pasi_initial,
+                             (unsigned long long)c->um.pasi_min);
     if (c->shared_iommu && (c->iommu_walkers < 1 || c->iommu_queue < 1))
         return mgs_error_set(MGS_ECONFIG, "mmu.iommu_walkers and "
                              "mmu.iommu_queue must be >= 1");
@@ -566,6 +577,9 @@ static void wire_um(platform *p, sim_engine *eng, mem_pool *pool,
     u.line = c->gpu.l2.line;
     u.period = c->gpu.period;
     u.max_faults = c->iommu_walkers;
+    u.piece_pages = 1;
+    if (u.pasi && u.pasi_initial > u.page_bytes)
+        u.piece_pages = (uint32_t)(u.pasi_initial / u.page_bytes);
     p->um = um_migrator_new(eng, "UM.Migrator", &u, pool, st, c->um_pages);
     /* assumed: one PCIe traversal of the default tree, GPU - switch - root
     ** complex (2 links, 2 switches: 320 ns). */
@@ -821,6 +835,8 @@ void platform_plug_dma_driver(platform *p, sim_port *driver_port)
     if (p->dma_cmd)
         conn_plug(p->dma_cmd, driver_port);
 }
+
+struct um_migrator *platform_um(platform *p) { return p->um; }
 
 noc_net *platform_host_net(platform *p) { return p->host_net; }
 

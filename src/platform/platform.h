@@ -170,5 +170,7 @@ sim_port *platform_pcie_ctrl(platform *p);
 /* The network carrying host traffic (the PCIe tree; NULL without
 ** with_dma): platform_net_of(p) itself when RDMA shares it. */
 noc_net *platform_host_net(platform *p);
+/* The IOMMU's fault handler under memory.management != none, else NULL. */
+struct um_migrator *platform_um(platform *p);
 
 #endif

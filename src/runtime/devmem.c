@@ -189,6 +189,8 @@ static void pte_set(mgs_devmem *m, mgs_devmem_pte *p, int gpu, uint32_t frame)
         frame_release(m, p->gpu, p->frame);
     p->gpu = gpu;
     p->frame = gpu >= 0 ? frame : 0;
+    p->readonly = 0;
+    p->order = 0;
 }
 
 /* ---- allocation ------------------------------------------------------- */
@@ -590,6 +592,15 @@ static int table_page(mgs_devmem *m, int gpu, uint64_t va,
     return live_vpn(m, va, vpn);
 }
 
+/* Table t's entry vpn changes: the run it belonged to is one no more. */
+static void run_clear(mgs_devmem_table *t, uint64_t vpn)
+{
+    unsigned o = t->ptes[vpn].order;
+    uint64_t base = vpn & ~((1ull << o) - 1);
+    for (uint64_t k = 0; o && k < 1ull << o; k++)
+        t->ptes[base + k].order = 0;
+}
+
 int mgs_devmem_map(mgs_devmem *m, int gpu, uint64_t va, int frame_gpu,
                    uint32_t frame)
 {
@@ -608,6 +619,7 @@ int mgs_devmem_map(mgs_devmem *m, int gpu, uint64_t va, int frame_gpu,
         return mgs_error_set(MGS_EINVAL, "map of 0x%llx: frame %u of GPU %d "
                              "is mapped too often", (unsigned long long)va,
                              frame, frame_gpu);
+    run_clear(t, vpn);
     pte_set(m, &t->ptes[vpn], frame_gpu, frame);
     caches_clear(m);
     return MGS_OK;
@@ -620,9 +632,85 @@ int mgs_devmem_unmap(mgs_devmem *m, int gpu, uint64_t va)
     int rc = table_page(m, gpu, va, &t, &vpn);
     if (rc)
         return rc;
+    run_clear(t, vpn);
     pte_set(m, &t->ptes[vpn], -1, 0);
     caches_clear(m);
     return MGS_OK;
+}
+
+int mgs_devmem_set_readonly(mgs_devmem *m, int gpu, uint64_t va,
+                            bool readonly)
+{
+    mgs_devmem_table *t;
+    uint64_t vpn;
+    int rc = table_page(m, gpu, va, &t, &vpn);
+    if (rc)
+        return rc;
+    if (t->ptes[vpn].gpu < 0)
+        return mgs_error_set(MGS_EFAULT, "page of address 0x%llx is not "
+                             "mapped for GPU %d", (unsigned long long)va, gpu);
+    if (t->ptes[vpn].readonly != readonly)
+        run_clear(t, vpn);
+    t->ptes[vpn].readonly = readonly;
+    return MGS_OK;
+}
+
+unsigned mgs_devmem_set_run(mgs_devmem *m, int gpu, uint64_t va,
+                            unsigned order)
+{
+    mgs_devmem_table *t = table_of(m, gpu);
+    uint64_t vpn = (va - MGS_DEVMEM_VA_BASE) >> m->page_shift;
+    uint64_t n = 1ull << order;
+    if (!t || va < MGS_DEVMEM_VA_BASE || vpn + n > m->npte || order > 20)
+        return 0;
+    for (uint64_t k = 0; k < n; k++)
+        run_clear(t, vpn + k);    /* no run may straddle the new one */
+    const mgs_devmem_pte *p0 = &t->ptes[vpn];
+    for (uint64_t k = 0; k < n && order; k++) {
+        const mgs_devmem_pte *p = &t->ptes[vpn + k];
+        if (p0->gpu < 0 || p->gpu != p0->gpu || p->readonly != p0->readonly ||
+            p->frame != p0->frame + k)
+            order = 0;
+    }
+    for (uint64_t k = 0; k < n; k++)
+        t->ptes[vpn + k].order = (uint8_t)order;
+    return order;
+}
+
+void mgs_devmem_tag_runs(mgs_devmem *m, uint64_t va, uint64_t size,
+                         unsigned max_order)
+{
+    uint64_t v0 = (va - MGS_DEVMEM_VA_BASE) >> m->page_shift;
+    uint64_t end = v0 + ((size + m->page_size - 1) >> m->page_shift);
+    const mgs_devmem_table *host = &m->tables[m->num_gpus];
+    for (uint64_t v = v0; v < end && end <= m->npte;) {
+        int g = host->ptes[v].gpu;
+        unsigned o = max_order;
+        while (o && ((v & ((1ull << o) - 1)) || v + (1ull << o) > end))
+            o--;
+        while (o && (g < 0 || mgs_devmem_set_run(m, g, MGS_DEVMEM_VA_BASE +
+                                                 (v << m->page_shift),
+                                                 o) != o))
+            o--;
+        v += 1ull << o;
+    }
+}
+
+unsigned mgs_devmem_run_order(mgs_devmem *m, int gpu, uint64_t va)
+{
+    mgs_devmem_table *t = table_of(m, gpu);
+    uint64_t vpn = (va - MGS_DEVMEM_VA_BASE) >> m->page_shift;
+    return t && va >= MGS_DEVMEM_VA_BASE && vpn < m->npte &&
+                   t->ptes[vpn].gpu >= 0
+               ? t->ptes[vpn].order : 0;
+}
+
+bool mgs_devmem_readonly(mgs_devmem *m, int gpu, uint64_t va)
+{
+    mgs_devmem_table *t = table_of(m, gpu);
+    uint64_t vpn = (va - MGS_DEVMEM_VA_BASE) >> m->page_shift;
+    return t && va >= MGS_DEVMEM_VA_BASE && vpn < m->npte &&
+           t->ptes[vpn].gpu >= 0 && t->ptes[vpn].readonly;
 }
 
 int mgs_devmem_page_frame(mgs_devmem *m, int gpu, uint64_t va, int *frame_gpu,
@@ -713,6 +801,27 @@ int mgs_devmem_frame_hold(mgs_devmem *m, int gpu, uint32_t *frame)
     *frame = frame_take(&m->gpus[gpu]);
     m->gpus[gpu].refs[*frame] = 1;
     return MGS_OK;
+}
+
+int mgs_devmem_frame_hold_run(mgs_devmem *m, int gpu, uint32_t n,
+                              uint32_t *first)
+{
+    if (gpu < 0 || gpu >= m->num_gpus)
+        return mgs_error_set(MGS_EINVAL, "no GPU %d for a frame", gpu);
+    mgs_devmem_gpu *g = &m->gpus[gpu];
+    if (g->next_frame + n > g->total_frames)
+        return MGS_ENOMEM;    /* no message: the caller falls back */
+    *first = (uint32_t)g->next_frame;
+    g->next_frame += n;
+    g->used_frames += n;
+    for (uint32_t k = 0; k < n; k++)
+        g->refs[*first + k] = 1;
+    return MGS_OK;
+}
+
+void mgs_devmem_frame_keep(mgs_devmem *m, int gpu, uint32_t frame)
+{
+    m->gpus[gpu].refs[frame]++;
 }
 
 void mgs_devmem_frame_drop(mgs_devmem *m, int gpu, uint32_t frame)

@@ -68,7 +68,12 @@
 
 /* One table's mapping of one virtual page. */
 typedef struct mgs_devmem_pte {
-    int32_t gpu;            /* GPU holding the frame, -1 = unmapped */
+    int16_t gpu;            /* GPU holding the frame, -1 = unmapped */
+    uint8_t readonly;       /* GPU writes fault (an ESI replica); every new
+                               mapping starts writable */
+    uint8_t order;          /* the entry is one of a run of 2^order pages
+                               mapped to consecutive frames (a PASI piece):
+                               the walker reports that reach; 0 = a page */
     uint32_t frame;         /* frame number within that GPU's memory */
 } mgs_devmem_pte;
 
@@ -195,6 +200,26 @@ int mgs_devmem_phys_write(mgs_devmem *m, uint64_t pa, const void *src,
 ** (replacing what the table mapped there). */
 int mgs_devmem_map(mgs_devmem *m, int gpu, uint64_t va, int frame_gpu,
                    uint32_t frame);
+/* Makes table gpu's mapping of va's page read-only or writable again
+** (MGS_EFAULT if unmapped). Only the timing model's walker reads the bit:
+** a GPU write through a read-only mapping faults at the IOMMU. */
+int mgs_devmem_set_readonly(mgs_devmem *m, int gpu, uint64_t va,
+                            bool readonly);
+/* Whether table gpu maps va's page read-only (false if unmapped). */
+bool mgs_devmem_readonly(mgs_devmem *m, int gpu, uint64_t va);
+/* Tags table gpu's entries of the 2^order pages at va (aligned) with
+** order, when they map consecutive frames of one GPU with one permission;
+** otherwise (or order 0) tags them 0. Returns the order set. */
+unsigned mgs_devmem_set_run(mgs_devmem *m, int gpu, uint64_t va,
+                            unsigned order);
+/* Tags the pages of the allocation [va, va + size) as runs in the table of
+** the GPU holding each page (the host table says which): greedily, the
+** largest aligned blocks of at most 2^max_order pages inside it that
+** set_run accepts (a PASI allocation's first pieces, resident pages). */
+void mgs_devmem_tag_runs(mgs_devmem *m, uint64_t va, uint64_t size,
+                         unsigned max_order);
+/* The order tag of table gpu's entry for va's page (0 if unmapped). */
+unsigned mgs_devmem_run_order(mgs_devmem *m, int gpu, uint64_t va);
 /* Unmaps va's page in table gpu (accesses through it then fault). */
 int mgs_devmem_unmap(mgs_devmem *m, int gpu, uint64_t va);
 /* Where table gpu maps va's page: MGS_OK and (*frame_gpu, *frame), or
@@ -219,6 +244,13 @@ int mgs_devmem_replicate_page(mgs_devmem *m, uint64_t va, int frame_gpu,
 ** reference back (the frame is released when nothing else maps it). */
 int mgs_devmem_frame_hold(mgs_devmem *m, int gpu, uint32_t *frame);
 void mgs_devmem_frame_drop(mgs_devmem *m, int gpu, uint32_t frame);
+/* n consecutive never-used frames of gpu, held as frame_hold does (each
+** dropped on its own); MGS_ENOMEM when the never-used frames are fewer. */
+int mgs_devmem_frame_hold_run(mgs_devmem *m, int gpu, uint32_t n,
+                              uint32_t *first);
+/* One more reference to a live frame (kept while a table stops mapping
+** it: an invalidated replica being written back); frame_drop returns it. */
+void mgs_devmem_frame_keep(mgs_devmem *m, int gpu, uint32_t frame);
 
 /* Host-table query: GPU whose frame holds va, or -1 if unmapped. */
 int mgs_devmem_gpu_of(mgs_devmem *m, uint64_t va);

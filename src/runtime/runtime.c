@@ -279,11 +279,12 @@ int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out)
                             ? MGS_PLACE_INTERLEAVED
                             : MGS_PLACE_CONTIGUOUS;
     if (o->config && !strcmp(o->config->platform_placement, "first_touch") &&
-        strcmp(o->config->memory_management, "migrate")) {
+        !strcmp(o->config->memory_management, "none")) {
         mgs_devmem_destroy(&rt->mem);
         free(rt);
         return mgs_error_set(MGS_ECONFIG, "platform.placement = first_touch "
-                             "needs memory.management = migrate");
+                             "needs memory.management = migrate, esi or "
+                             "pasi");
     }
     rt->gpu_wgs = mgs_xcalloc((size_t)o->num_gpus, sizeof *rt->gpu_wgs);
     rt->next_dispatch_id = 1;
@@ -344,8 +345,8 @@ int mgs_rt_num_cus(const mgs_rt *rt)
 /* ---- memory ---- */
 
 /* Which page tables map a program's new buffer (docs/memory-management.md):
-** every table unless pages migrate (memory.management = migrate, timing
-** mode); then only the table of the GPU holding each page, or none for
+** every table unless pages migrate (memory.management = migrate or esi,
+** timing mode); then only the table of the GPU holding each page, or none for
 ** managed memory and first-touch placement (the first touch brings the
 ** page). The runtime's own buffers (code, kernel arguments, scratch) are
 ** always mapped everywhere. */
@@ -354,7 +355,7 @@ static mgs_devmem_mapping buffer_mapping(const mgs_rt *rt, int gpu,
 {
     const mgs_config *k = rt->opt.config;
     if (rt->opt.mode != MGS_MODE_TIMING || !k ||
-        strcmp(k->memory_management, "migrate"))
+        !strcmp(k->memory_management, "none"))
         return MGS_MAP_ALL;
     if (managed || (gpu == MGS_GPU_ALL &&
                     !strcmp(k->platform_placement, "first_touch")))
@@ -368,8 +369,18 @@ int mgs_malloc(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out)
         return mgs_error_set(MGS_EINVAL, "malloc on GPU %d: no such GPU", gpu);
     if (rt->rec && gpu >= 0)
         gpu += rt->rec->gpu;
-    return mgs_devmem_alloc_mapped(&rt->mem, gpu, size,
-                                   buffer_mapping(rt, gpu, false), out);
+    mgs_devmem_mapping how = buffer_mapping(rt, gpu, false);
+    int rc = mgs_devmem_alloc_mapped(&rt->mem, gpu, size, how, out);
+    /* pasi: resident pages start as large pieces, one TLB entry each
+    ** (docs/memory-management.md). */
+    const mgs_config *k = rt->opt.config;
+    if (!rc && how == MGS_MAP_RESIDENT &&
+        !strcmp(k->memory_management, "pasi") &&
+        k->memory_pasi_initial > rt->mem.page_size)
+        mgs_devmem_tag_runs(&rt->mem, *out, size,
+                            (unsigned)__builtin_ctzll(k->memory_pasi_initial /
+                                                      rt->mem.page_size));
+    return rc;
 }
 
 int mgs_malloc_managed(mgs_rt *rt, size_t size, mgs_dptr *out)

@@ -194,6 +194,18 @@ static int pt_translate(void *ud, int32_t gpu, uint32_t pid, uint64_t va,
     return mgs_devmem_translate(t->mem, gpu, va, pa);
 }
 
+static bool pt_readonly(void *ud, int32_t gpu, uint64_t va)
+{
+    mgs_timing *t = ud;
+    return mgs_devmem_readonly(t->mem, gpu, va);
+}
+
+static unsigned pt_run_order(void *ud, int32_t gpu, uint64_t va)
+{
+    mgs_timing *t = ud;
+    return mgs_devmem_run_order(t->mem, gpu, va);
+}
+
 /* DRAM reads and writes the physical frames themselves. */
 static int phys_read(void *ud, uint64_t pa, void *dst, size_t n)
 {
@@ -263,6 +275,36 @@ static int um_unmap(void *ud, int table, uint64_t va)
     return mgs_devmem_unmap(t->mem, table, va);
 }
 
+static int um_protect(void *ud, int table, uint64_t va, bool readonly)
+{
+    mgs_timing *t = ud;
+    return mgs_devmem_set_readonly(t->mem, table, va, readonly);
+}
+
+static unsigned um_set_run(void *ud, int table, uint64_t va, unsigned order)
+{
+    mgs_timing *t = ud;
+    return mgs_devmem_set_run(t->mem, table, va, order);
+}
+
+static int um_hold_run(void *ud, int gpu, uint32_t n, uint64_t *pa)
+{
+    mgs_timing *t = ud;
+    uint32_t f;
+    int rc = mgs_devmem_frame_hold_run(t->mem, gpu, n, &f);
+    *pa = rc ? 0 : frame_addr(t, gpu, f);
+    return rc;
+}
+
+static void um_keep(void *ud, uint64_t pa)
+{
+    mgs_timing *t = ud;
+    int g;
+    uint32_t f;
+    frame_of(t, pa, &g, &f);
+    mgs_devmem_frame_keep(t->mem, g, f);
+}
+
 /* ---- lifecycle ---- */
 
 int mgs_timing_new(const gpu_build_config *gc, mgs_devmem *mem,
@@ -301,10 +343,16 @@ int mgs_timing_new_platform(const platform_config *pc0, mgs_devmem *mem,
     t->mem_per_gpu = mem_per_gpu;
     t->backing = (mem_backing){.read = phys_read, .write = phys_write,
                                .ud = t};
-    t->pt = (mem_pagetable){.translate = pt_translate, .ud = t};
+    t->pt = (mem_pagetable){.translate = pt_translate,
+                            .readonly = pt_readonly,
+                            .run_order = pt_run_order, .ud = t};
     t->um_pages = (um_pagemap){.lookup = um_lookup, .hold = um_hold,
                                .drop = um_drop, .map = um_map,
-                               .unmap = um_unmap, .ud = t};
+                               .unmap = um_unmap, .protect = um_protect,
+                               .readonly = pt_readonly, .keep = um_keep,
+                               .set_run = um_set_run,
+                               .hold_run = um_hold_run,
+                               .ud = t};
     pc.um_pages = &t->um_pages;
     t->eng = eng_new(NULL);
     t->pool = mem_pool_new();
@@ -769,8 +817,18 @@ static int host_point(mgs_timing *t, coh_point p, uint64_t va, uint64_t n,
     return MGS_OK;
 }
 
+/* The host writes [va, va + n) of device memory: under esi the range's
+** replicas collapse to the host table's copy first (um.h). */
+static void host_writes(mgs_timing *t, uint64_t va, uint64_t n)
+{
+    struct um_migrator *u = platform_um(t->plat);
+    if (u)
+        um_migrator_host_write(u, va, n);
+}
+
 int mgs_timing_host_write(mgs_timing *t, uint64_t va, uint64_t n, bool now)
 {
+    host_writes(t, va, n);
     if (!now)
         return host_point(t, COH_HOST_WRITE, va, n, t->pending);
     if (t->nposted)
@@ -835,6 +893,8 @@ static int copy_run(mgs_timing *t, mgs_timing_copy_kind kind, uint64_t dst,
     int rc0 = apply_pending(t);
     if (rc0)
         return rc0;
+    if (dst_dev)
+        host_writes(t, dst, n);
     d->ncmds = d->cmds_done = 0;
     memset(d->next_cmd, 0, sizeof d->next_cmd);
     /* Split into runs within one page of each device side (pages of a

@@ -25,6 +25,9 @@
 **          bank and the L1 fence again: no line of the old frame stays
 **          (the frame is released and reused afterwards).
 **   then UM_RELEASED to the migrator.
+** Under esi a job may keep its copy (UM_F_KEEP: a replica's supplier;
+** READ, then UM_RELEASED, no FLUSH) or send nothing (UM_F_NO_DATA: an
+** invalidated replica; SHOOT, DRAIN, FLUSH).
 ** A page arriving: every UM_DATA becomes a MEM_WRITE of its line into the
 ** new frame through the L2 (at most pmc_reads in flight; more wait in the
 ** port: back-pressure on the network); when the last one is acknowledged
@@ -71,14 +74,16 @@ struct um_pmc {
     sim_port **peer_ctl, **peer_net, **peer_host; /* [npeers] */
     uint32_t npeers;
     sim_port *migrator;
-    pmc_job *jobs;            /* [max_migrations] */
-    pmc_fill *fills;          /* [max_migrations] */
+    pmc_job *jobs;            /* [njobs]: one per page in flight */
+    pmc_fill *fills;          /* [njobs] */
+    uint32_t njobs;           /* max_migrations x pages of a piece */
+    uint32_t jobs_hw, fills_hw; /* entries at and above are free */
     uint32_t reads_out, writes_out;
     um_queue q_ctl, q_peer, q_host, q_mem, q_maint;
     um_queue *q_sa;           /* [nsas] */
     stat_counter *st_out, *st_in, *st_lines_out, *st_lines_in, *st_shoot,
-        *st_flush;
-    stat_counter own[6];
+        *st_flush, *st_dropped;
+    stat_counter own[7];
 };
 
 /* ---- maintenance ---------------------------------------------------- */
@@ -216,36 +221,45 @@ static void answer_migrator(um_pmc *p, uint64_t id, uint32_t type)
 /* Moves every job as far as it can go. */
 static void jobs_advance(um_pmc *p)
 {
-    for (uint32_t k = 0; k < p->cfg.max_migrations; k++) {
+    for (uint32_t k = 0; k < p->jobs_hw; k++) {
         pmc_job *j = &p->jobs[k];
         if (j->phase == P_SHOOT && !j->ctrl_out)
             job_drain(p, j);
+        uint64_t f = j->phase != P_FREE ? j->cmd->coh[0] : 0;
         if (j->phase == P_DRAIN && !j->ctrl_out) {
             j->phase = P_READ;
-            if (um_test_break == UM_BREAK_NO_COPY)
+            if (um_test_break == UM_BREAK_NO_COPY || (f & UM_F_NO_DATA))
                 j->next_line = j->lines;
         }
         if (j->phase == P_READ) {
             job_read(p, j);
-            if (j->next_line == j->lines && !j->reads_out)
-                job_flush(p, j);
+            if (j->next_line == j->lines && !j->reads_out) {
+                if (f & UM_F_KEEP)
+                    j->phase = P_FLUSH;  /* the copy stays: nothing to drop */
+                else
+                    job_flush(p, j);
+            }
         }
         if (j->phase == P_FLUSH && !j->ctrl_out) {
             answer_migrator(p, j->cmd->base.id, UM_RELEASED);
-            stat_inc(p->st_out);
+            stat_inc(f & UM_F_NO_DATA ? p->st_dropped : p->st_out);
             mem_msg_release(p->pool, j->cmd);
             *j = (pmc_job){.phase = P_FREE};
         }
     }
+    while (p->jobs_hw && p->jobs[p->jobs_hw - 1].phase == P_FREE)
+        p->jobs_hw--;
 }
 
 static void job_start(um_pmc *p, mem_msg *cmd)
 {
     pmc_job *j = NULL;
-    for (uint32_t k = 0; k < p->cfg.max_migrations && !j; k++)
+    for (uint32_t k = 0; k < p->njobs && !j; k++)
         if (p->jobs[k].phase == P_FREE)
             j = &p->jobs[k];
     assert(j && "more pages leaving than migrations in flight");
+    if ((uint32_t)(j - p->jobs) >= p->jobs_hw)
+        p->jobs_hw = (uint32_t)(j - p->jobs) + 1;
     *j = (pmc_job){.cmd = cmd, .lines = p->cfg.page_bytes / p->cfg.line};
     if (um_test_break == UM_BREAK_MUTE_PMC) {
         j->phase = P_MUTE;    /* the broken variant: never answers */
@@ -259,13 +273,17 @@ static void job_start(um_pmc *p, mem_msg *cmd)
 static pmc_fill *fill_of(um_pmc *p, uint64_t id, uint32_t total)
 {
     pmc_fill *free_one = NULL;
-    for (uint32_t k = 0; k < p->cfg.max_migrations; k++) {
-        if (p->fills[k].used && p->fills[k].id == id)
+    for (uint32_t k = 0; k < p->njobs; k++) {
+        if (k < p->fills_hw && p->fills[k].used && p->fills[k].id == id)
             return &p->fills[k];
         if (!p->fills[k].used && !free_one)
             free_one = &p->fills[k];
+        if (k >= p->fills_hw && free_one)
+            break;
     }
     assert(free_one && "more pages arriving than migrations in flight");
+    if ((uint32_t)(free_one - p->fills) >= p->fills_hw)
+        p->fills_hw = (uint32_t)(free_one - p->fills) + 1;
     *free_one = (pmc_fill){.used = true, .id = id, .total = total};
     return free_one;
 }
@@ -295,6 +313,8 @@ static void fill_done(um_pmc *p, pmc_fill *f)
     answer_migrator(p, f->id, UM_FILLED);
     stat_inc(p->st_in);
     f->used = false;
+    while (p->fills_hw && !p->fills[p->fills_hw - 1].used)
+        p->fills_hw--;
 }
 
 /* Every line is in the L2. A reused frame may still have lines in this
@@ -330,7 +350,7 @@ static void line_written(um_pmc *p, mem_msg *r)
 static void maint_answer(um_pmc *p, mem_msg *r)
 {
     pmc_job *j = r->req->origin;
-    if (j >= p->jobs && j < p->jobs + p->cfg.max_migrations) {
+    if (j >= p->jobs && j < p->jobs + p->njobs) {
         j->ctrl_out--;
     } else {
         pmc_fill *f = r->req->origin;
@@ -396,9 +416,8 @@ static bool pmc_tick(sim_comp *c)
 static bool pmc_busy(const sim_comp *c)
 {
     const um_pmc *p = (const um_pmc *)c;
-    for (uint32_t k = 0; k < p->cfg.max_migrations; k++)
-        if (p->jobs[k].phase != P_FREE || p->fills[k].used)
-            return true;
+    if (p->jobs_hw || p->fills_hw)
+        return true;
     for (uint32_t s = 0; s < p->nsas; s++)
         if (p->q_sa[s].n)
             return true;
@@ -411,7 +430,7 @@ static void pmc_dump(const sim_comp *c, FILE *f)
     const um_pmc *p = (const um_pmc *)c;
     static const char *names[] = {"free", "shoot", "drain", "read", "flush",
                                   "mute"};
-    for (uint32_t k = 0; k < p->cfg.max_migrations; k++) {
+    for (uint32_t k = 0; k < p->jobs_hw || k < p->fills_hw; k++) {
         const pmc_job *j = &p->jobs[k];
         if (j->phase != P_FREE)
             fprintf(f, "  out: page 0x%llx -> GPU %d %s, line %u/%u, "
@@ -442,13 +461,16 @@ um_pmc *um_pmc_new(sim_engine *eng, const char *name, uint32_t gpu,
     port_init(&p->host, &p->base, "host", 64);
     port_init(&p->mem, &p->base, "mem", 2 * cfg->pmc_reads + 16);
     port_init(&p->maint, &p->base, "maint", 64);
-    p->jobs = MGS_NEW_ARRAY(pmc_job, cfg->max_migrations);
-    p->fills = MGS_NEW_ARRAY(pmc_fill, cfg->max_migrations);
+    p->njobs = cfg->max_migrations * cfg->piece_pages;
+    p->jobs = MGS_NEW_ARRAY(pmc_job, p->njobs);
+    p->fills = MGS_NEW_ARRAY(pmc_fill, p->njobs);
     stat_counter **t[] = {&p->st_out, &p->st_in, &p->st_lines_out,
-                          &p->st_lines_in, &p->st_shoot, &p->st_flush};
+                          &p->st_lines_in, &p->st_shoot, &p->st_flush,
+                          &p->st_dropped};
     static const char *names[] = {"pages_out", "pages_in", "lines_out",
-                                  "lines_in", "shootdowns", "flushes"};
-    for (size_t i = 0; i < 6; i++)
+                                  "lines_in", "shootdowns", "flushes",
+                                  "copies_dropped"};
+    for (size_t i = 0; i < 7; i++)
         *t[i] = stats ? stat_counter_add(stats, name, names[i], "count")
                       : &p->own[i];
     return p;
@@ -458,7 +480,7 @@ void um_pmc_free(um_pmc *p)
 {
     if (!p)
         return;
-    for (uint32_t k = 0; k < p->cfg.max_migrations; k++)
+    for (uint32_t k = 0; k < p->jobs_hw; k++)
         if (p->jobs[k].phase != P_FREE)
             mem_msg_release(p->pool, p->jobs[k].cmd);
     um_queue_free(&p->q_ctl, p->pool);

@@ -19,7 +19,9 @@
 ** Messages (mem_msg from the simulation's pool; base.type below):
 **   UM_MIGRATE   Migrator -> source PMC (UM.CtlLink): vaddr = page VA,
 **                addr = old frame, paddr = new frame, gpu = destination,
-**                pid, id = migration, coh[0] = UM_F_* flags
+**                pid, id = migration, coh[0] = UM_F_* flags. Under esi
+**                also to a supplier that keeps its copy (UM_F_KEEP) and to
+**                each GPU whose copy is invalidated (UM_F_NO_DATA)
 **   UM_DATA      source PMC -> destination PMC (inter-GPU network or host
 **                tree, memory.migration_link): addr = destination line,
 **                size, data, id,
@@ -27,7 +29,8 @@
 **   UM_FILLED    destination PMC -> Migrator (UM.CtlLink): every line
 **                written (id)
 **   UM_RELEASED  source PMC -> Migrator (UM.CtlLink): old copy written
-**                back and dropped from the caches (id)
+**                back and dropped from the caches (id); with UM_F_KEEP:
+**                every line sent
 ** Deadlock freedom: the faulting walks hold IOMMU slots until migrations
 ** finish, so nothing a migration needs may queue behind translation
 ** requests. Commands and answers travel on UM.CtlLink, a connection of
@@ -50,7 +53,16 @@
 struct mgs_config;
 
 typedef struct um_config {
-    bool migrate;             /* memory.management = migrate */
+    bool migrate;             /* memory.management = migrate or esi: pages
+                                 fault and move */
+    bool esi;                 /* memory.management = esi or pasi: reads
+                                 replicate */
+    bool pasi;                /* memory.management = pasi: pieces split */
+    uint64_t pasi_initial;    /* largest piece (bytes) */
+    uint64_t pasi_min;        /* smallest piece (bytes; below the page size:
+                                 the page) */
+    uint32_t piece_pages;     /* pages of the largest piece (1 unless pasi;
+                                 set by the platform) */
     mgs_time fault_latency;   /* 0 = modelled; else fixed service time */
     bool via_host;            /* memory.migration_link = host */
     mgs_time min_residency;   /* ping-pong guard */
@@ -66,6 +78,8 @@ typedef struct um_config {
 } um_config;
 
 void um_config_default(um_config *c);
+/* "migrate", "esi" or "pasi" (for messages). */
+const char *um_scheme_name(const um_config *c);
 /* The [memory] keys. */
 void um_config_from(um_config *c, const struct mgs_config *k);
 
@@ -82,17 +96,33 @@ typedef struct um_pagemap {
     void (*drop)(void *ud, uint64_t page_pa);
     int (*map)(void *ud, int table, uint64_t va, uint64_t page_pa);
     int (*unmap)(void *ud, int table, uint64_t va);
+    /* Table's mapping of va read-only (a replica) or writable again. */
+    int (*protect)(void *ud, int table, uint64_t va, bool readonly);
+    bool (*readonly)(void *ud, int32_t table, uint64_t va);
+    /* One more reference to a live frame (given back with drop). */
+    void (*keep)(void *ud, uint64_t page_pa);
+    /* pasi: tags table's 2^order pages at va as one run (one TLB entry)
+    ** if they map consecutive frames with one permission; returns the
+    ** order tagged (0: pages). */
+    unsigned (*set_run)(void *ud, int table, uint64_t va, unsigned order);
+    /* pasi: n consecutive free frames of gpu, each held as hold does;
+    ** nonzero if there are none (then hold page by page). */
+    int (*hold_run)(void *ud, int gpu, uint32_t n, uint64_t *first_pa);
     void *ud;
 } um_pagemap;
 
 /* Broken variants for the tests that show each step matters (never set
 ** outside tests): the source PMC sends no bytes, skips the TLB
-** shoot-down, or never answers at all. */
+** shoot-down, or never answers at all; under esi a write leaves the other
+** GPUs' read-only replicas in place (no invalidation); under pasi a split
+** sends the bytes of the other half (the half that stays). */
 typedef enum um_break {
     UM_BREAK_NONE = 0,
     UM_BREAK_NO_COPY,
     UM_BREAK_NO_SHOOTDOWN,
-    UM_BREAK_MUTE_PMC
+    UM_BREAK_MUTE_PMC,
+    UM_BREAK_NO_INVALIDATE,
+    UM_BREAK_WRONG_HALF
 } um_break;
 extern um_break um_test_break;
 
@@ -110,6 +140,14 @@ sim_port *um_migrator_ctl_port(um_migrator *m);
 /* The PMCs' ctl ports, GPU order (borrowed). */
 void um_migrator_set_pmcs(um_migrator *m, sim_port *const *pmc_ctl,
                           uint32_t n);
+
+/* The host is about to write [va, va + n) directly (a copy, a memset;
+** between kernels, nothing posted: the GPUs' L2s are empty and their TLBs
+** are dropped at the next launch, docs/coherence.md): every replicated
+** page of the range keeps only the copy the host table maps, which becomes
+** Exclusive; the other replicas are unmapped and their frames released
+** (counted in host_collapses), so no GPU reads a stale replica. */
+void um_migrator_host_write(um_migrator *m, uint64_t va, uint64_t n);
 
 um_pmc *um_pmc_new(sim_engine *eng, const char *name, uint32_t gpu,
                    const um_config *cfg, mem_pool *pool,

@@ -21,6 +21,8 @@ enum um_msg_type {
 
 #define UM_F_SHOOTDOWN 1u     /* coh[0] of UM_MIGRATE: a GPU mapped it */
 #define UM_F_VIA_HOST 2u      /* coh[0] of UM_MIGRATE: data over the host */
+#define UM_F_KEEP 4u          /* esi: the source keeps its copy (no flush) */
+#define UM_F_NO_DATA 8u       /* esi: nothing to send; the copy just goes */
 #define UM_CTL_BYTES 32u      /* assumed: addresses + ids of a command */
 #define UM_DATA_HEADER 16u    /* assumed: address + id ahead of the line */
 

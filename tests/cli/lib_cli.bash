@@ -50,6 +50,20 @@ workload_names() {
     [ -n "$names" ] || fail "no workloads listed"
 }
 
+# um_run WORKLOAD ARGS...: one timing run at small size of $bin with the
+# settings in $UM_SETS (memory.management = ...) and ARGS, into the
+# database $TMP/$db; a failure is appended to $failed, $runs counts the
+# runs (tests/cli/migrate.sh, esi.sh).
+um_run() {
+    local w=$1
+    shift
+    runs=$((runs + 1))
+    # shellcheck disable=SC2086
+    "$bin" run "$w" --mode timing --size small --quiet $UM_SETS "$@" \
+        --db "$TMP/$db" >"$TMP/o" 2>"$TMP/e" ||
+        failed="$failed $w/$*(exit $?: $(head -c 200 "$TMP/e"))"
+}
+
 # mgpusim_dir: prints the folder of MGPUSim's code objects (issue 13):
 # $MGSIM_MGPUSIM_DIR, else ../shared/validation/mgpusim beside the main
 # tree (or beside a worktree's parent); nothing when absent.

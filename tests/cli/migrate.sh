@@ -38,15 +38,7 @@ workload_names
 failed=""
 runs=0
 db=m.db
-run() { # run WORKLOAD ARGS...
-    local w=$1
-    shift
-    runs=$((runs + 1))
-    # shellcheck disable=SC2086
-    "$bin" run "$w" --mode timing --size small --quiet $MIG "$@" \
-        --db "$TMP/$db" >"$TMP/o" 2>"$TMP/e" ||
-        failed="$failed $w/$*(exit $?: $(head -c 200 "$TMP/e"))"
-}
+run() { UM_SETS=$MIG um_run "$@"; }
 for w in $names; do
     run "$w" --platform unified --gpus 2
     run "$w" --platform unified --gpus 4

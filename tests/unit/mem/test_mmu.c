@@ -34,6 +34,14 @@ static int pt_translate(void *ud, int32_t gpu, uint32_t pid,
     return MGS_OK;
 }
 
+/* Page 5 of every GPU's table is read-only (a replica). */
+static bool pt_readonly(void *ud, int32_t gpu, uint64_t vaddr)
+{
+    (void)ud;
+    (void)gpu;
+    return vaddr / 4096 == 5;
+}
+
 typedef struct mworld {
     sim_engine *e;
     mem_pool *pool;
@@ -51,7 +59,8 @@ static void mw_init(mworld *w, uint32_t max_walks)
     w->stats = stat_registry_new();
     mmu_config_default(&w->cfg);
     w->cfg.max_walks = max_walks;
-    mem_pagetable pt = {pt_translate, NULL};
+    mem_pagetable pt = {.translate = pt_translate,
+                        .readonly = pt_readonly, .ud = NULL};
     w->m = mmu_new(w->e, "MMU", &w->cfg, w->pool, w->stats, &pt);
     w->a = agent_new(w->e, "Agent", w->pool, 1000, 16);
     w->a->per_tick = 8;
@@ -124,6 +133,28 @@ static void test_concurrency_limit(void **state)
     assert_int_equal(agent_rsp_of(w.a, 3)->base.send_time, t1 + walk);
     assert_int_equal(agent_rsp_of(w.a, 4)->base.send_time, t0 + 2 * walk);
     assert_int_equal(stat_of(&w, "walks"), 5);
+    mw_fini(&w);
+}
+
+/* A read of a read-only page is answered MEM_F_READONLY; a write
+** (MEM_F_XWRITE) faults there, and is answered plainly on a writable one. */
+static void test_readonly_page(void **state)
+{
+    (void)state;
+    mworld w;
+    mw_init(&w, 4);
+    xl(&w, 5 * 4096 + 8, 0);
+    xl(&w, 5 * 4096 + 8, 0)->flags = MEM_F_XWRITE;
+    xl(&w, 6 * 4096, 0)->flags = MEM_F_XWRITE;
+    mw_run(&w);
+    mem_msg *r = agent_rsp_of(w.a, 0);
+    assert_false(r->flags & MEM_F_FAULT);
+    assert_true(r->flags & MEM_F_READONLY);
+    assert_int_equal(r->paddr, 0x100000 + 5 * 4096 + 8);
+    assert_true(agent_rsp_of(w.a, 1)->flags & MEM_F_FAULT);
+    r = agent_rsp_of(w.a, 2);
+    assert_false(r->flags & (MEM_F_FAULT | MEM_F_READONLY));
+    assert_int_equal(stat_of(&w, "faults"), 1);
     mw_fini(&w);
 }
 
@@ -255,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_walk_latency_and_address),
         cmocka_unit_test(test_concurrency_limit),
         cmocka_unit_test(test_fault),
+        cmocka_unit_test(test_readonly_page),
         cmocka_unit_test(test_fault_handler),
         cmocka_unit_test(test_config_validate),
     };

@@ -53,7 +53,7 @@ static void tw_init(tworld *w, uint32_t sets, uint32_t ways, uint32_t mshrs)
     w->tcfg.ways = ways;
     w->tcfg.mshr_entries = mshrs;
     mmu_config_default(&w->mcfg);
-    mem_pagetable pt = {pt_translate, NULL};
+    mem_pagetable pt = {.translate = pt_translate, .ud = NULL};
     w->t = tlb_new(w->e, "TLB", &w->tcfg, w->pool, w->stats);
     w->m = mmu_new(w->e, "MMU", &w->mcfg, w->pool, w->stats, &pt);
     w->a = agent_new(w->e, "Agent", w->pool, 1000, 64);

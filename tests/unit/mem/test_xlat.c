@@ -34,6 +34,25 @@ static int pt_translate(void *ud, int32_t gpu, uint32_t pid,
     return MGS_OK;
 }
 
+/* Page 3 is read-only (a replica) while this is set. */
+static bool page3_readonly;
+
+static bool pt_readonly(void *ud, int32_t gpu, uint64_t vaddr)
+{
+    (void)ud;
+    (void)gpu;
+    return page3_readonly && vaddr / 4096 == 3;
+}
+
+/* Pages 40-43 map consecutive frames and are tagged as one run (a PASI
+** piece of 4 pages). */
+static unsigned pt_run_order(void *ud, int32_t gpu, uint64_t vaddr)
+{
+    (void)ud;
+    (void)gpu;
+    return vaddr / 4096 >= 40 && vaddr / 4096 < 44 ? 2 : 0;
+}
+
 typedef struct xworld {
     sim_engine *e;
     mem_pool *pool;
@@ -73,7 +92,9 @@ static void xw_init_tiny(xworld *w, uint32_t max_inflight, bool tiny)
         mc.top_buffer = mc.max_walks = 1;
         dc.queue_entries = dc.top_buffer = 1;
     }
-    mem_pagetable pt = {pt_translate, NULL};
+    mem_pagetable pt = {.translate = pt_translate,
+                        .readonly = pt_readonly,
+                        .run_order = pt_run_order, .ud = NULL};
     w->x = xlat_new(w->e, "XLAT", &xc, &tc, w->pool, w->stats);
     w->t = tlb_new(w->e, "TLB", &tc, w->pool, w->stats);
     w->m = mmu_new(w->e, "MMU", &mc, w->pool, w->stats, &pt);
@@ -195,6 +216,59 @@ static void test_atomic_through_translation(void **state)
     memcpy(&v, w.mem + 7 * 4096 + 8, 4);
     assert_int_equal(v, 42);
     assert_int_equal(agent_rsp_of(w.a, 0)->base.type, MEM_ATOMIC_RSP);
+    xw_fini(&w);
+}
+
+/* Page 3 read-only: reads translate (the TLBs keep a read-only entry);
+** a write after them misses its read-only entry, asks with MEM_F_XWRITE
+** and faults at the walker (no handler here), memory untouched; a read
+** after the write still translates. */
+static void test_readonly_page_write_faults(void **state)
+{
+    (void)state;
+    xworld w;
+    xw_init(&w);
+    page3_readonly = true;
+    uint64_t pa = 3 * 4096 + 5 * 4096;
+    w.mem[pa] = 7;
+    req(&w, MEM_READ, 3 * 4096, 4, 0);
+    mem_msg *wr = req(&w, MEM_WRITE, 3 * 4096, 4, 400000);
+    memset(wr->data, 9, 4);
+    req(&w, MEM_READ, 3 * 4096, 4, 800000);
+    xw_run(&w);
+    page3_readonly = false;
+    assert_false(agent_rsp_of(w.a, 0)->flags & MEM_F_FAULT);
+    assert_int_equal(agent_rsp_of(w.a, 0)->data[0], 7);
+    assert_true(agent_rsp_of(w.a, 1)->flags & MEM_F_FAULT);
+    assert_int_equal(w.mem[pa], 7);
+    assert_false(agent_rsp_of(w.a, 2)->flags & MEM_F_FAULT);
+    assert_int_equal(agent_rsp_of(w.a, 2)->data[0], 7);
+    assert_int_equal(stat_of(&w, "MMU", "faults"), 1);
+    xw_fini(&w);
+}
+
+/* A run of 4 pages is one TLB entry: after page 41's walk, pages 40, 42
+** and 43 hit in the translator's L1 TLB at their own frames; */
+static void test_run_is_one_entry(void **state)
+{
+    (void)state;
+    xworld w;
+    xw_init(&w);
+    for (int p = 40; p < 44; p++)
+        w.mem[(uint64_t)(p + 5) * 4096 + 4] = (uint8_t)p;
+    req(&w, MEM_READ, 41 * 4096 + 4, 4, 0);
+    req(&w, MEM_READ, 40 * 4096 + 4, 4, 400000);
+    req(&w, MEM_READ, 42 * 4096 + 4, 4, 400000);
+    req(&w, MEM_READ, 43 * 4096 + 4, 4, 400000);
+    xw_run(&w);
+    for (int i = 0; i < 4; i++) {
+        mem_msg *r = agent_rsp_of(w.a, (size_t)i);
+        uint64_t page = r->vaddr / 4096;
+        assert_int_equal(r->addr, (page + 5) * 4096 + 4);
+        assert_int_equal(r->data[0], (uint8_t)page);
+    }
+    assert_int_equal(stat_of(&w, "MMU", "walks"), 1);
+    assert_int_equal(stat_of(&w, "XLAT", "hits"), 3);
     xw_fini(&w);
 }
 
@@ -322,6 +396,8 @@ int main(void)
         cmocka_unit_test(test_write_read_through_translation),
         cmocka_unit_test(test_atomic_through_translation),
         cmocka_unit_test(test_fault),
+        cmocka_unit_test(test_readonly_page_write_faults),
+        cmocka_unit_test(test_run_is_one_entry),
         cmocka_unit_test(test_many_inflight),
         cmocka_unit_test(test_inflight_limit),
         cmocka_unit_test(test_control_passes_through),

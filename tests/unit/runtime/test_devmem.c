@@ -208,6 +208,56 @@ static void test_atomics(void **state)
     mgs_devmem_destroy(&m);
 }
 
+/* Runs (PASI pieces): an allocation of 8 pages on GPU 1 tagged in runs of
+** at most 4 pages is two runs; a changed entry ends its run (and only its
+** run); a block whose frames are not consecutive is no run; read-only bits
+** and the held frame runs. */
+static void test_runs_and_readonly(void **state)
+{
+    (void)state;
+    mgs_devmem m;
+    assert_int_equal(mgs_devmem_init(&m, 2, 1 << 20), MGS_OK);
+    uint64_t va;
+    assert_int_equal(mgs_devmem_alloc_mapped(&m, 1, 8 * 4096,
+                                             MGS_MAP_RESIDENT, &va), MGS_OK);
+    mgs_devmem_tag_runs(&m, va, 8 * 4096, 2);
+    for (int k = 0; k < 8; k++)
+        assert_int_equal(mgs_devmem_run_order(&m, 1, va + k * 4096u), 2);
+    assert_int_equal(mgs_devmem_run_order(&m, 0, va), 0); /* not mapped */
+    assert_false(mgs_devmem_readonly(&m, 1, va + 4096));
+    assert_int_equal(mgs_devmem_set_readonly(&m, 1, va + 4096, true), MGS_OK);
+    assert_true(mgs_devmem_readonly(&m, 1, va + 4096));
+    for (int k = 0; k < 4; k++)   /* mixed permissions: no run */
+        assert_int_equal(mgs_devmem_run_order(&m, 1, va + k * 4096u), 0);
+    assert_int_equal(mgs_devmem_run_order(&m, 1, va + 5 * 4096u), 2);
+    assert_int_equal(mgs_devmem_set_run(&m, 1, va, 2), 0);
+    assert_int_equal(mgs_devmem_set_readonly(&m, 1, va + 4096, false),
+                     MGS_OK);
+    assert_int_equal(mgs_devmem_set_run(&m, 1, va, 2), 2);
+    assert_int_equal(mgs_devmem_set_run(&m, 1, va, 3), 3);  /* all 8 */
+    assert_int_equal(mgs_devmem_unmap(&m, 1, va + 6 * 4096u), MGS_OK);
+    for (int k = 0; k < 8; k++)
+        assert_int_equal(mgs_devmem_run_order(&m, 1, va + k * 4096u), 0);
+    /* Frames in another order are no run. */
+    int g;
+    uint32_t f0, f1;
+    assert_int_equal(mgs_devmem_page_frame(&m, 1, va, &g, &f0), MGS_OK);
+    assert_int_equal(mgs_devmem_page_frame(&m, 1, va + 4096, &g, &f1),
+                     MGS_OK);
+    assert_int_equal(mgs_devmem_map(&m, 1, va, 1, f1), MGS_OK);
+    assert_int_equal(mgs_devmem_set_run(&m, 1, va, 1), 0);
+    /* A run of never-used frames, held. */
+    uint32_t run;
+    assert_int_equal(mgs_devmem_frame_hold_run(&m, 0, 4, &run), MGS_OK);
+    uint64_t used = mgs_devmem_used_pages(&m, 0);
+    for (uint32_t k = 0; k < 4; k++)
+        mgs_devmem_frame_drop(&m, 0, run + k);
+    assert_int_equal(mgs_devmem_used_pages(&m, 0), used - 4);
+    assert_int_equal(mgs_devmem_frame_hold_run(&m, 0, 1u << 30, &run),
+                     MGS_ENOMEM);
+    mgs_devmem_destroy(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -218,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_distributed_placement),
         cmocka_unit_test(test_d2d_memset),
         cmocka_unit_test(test_atomics),
+        cmocka_unit_test(test_runs_and_readonly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

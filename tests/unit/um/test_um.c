@@ -25,48 +25,13 @@
 
 #include <cmocka.h>
 
-#include "tests/unit/runtime/rt_rig.h"
-#include "tests/unit/workloads/suite_run.h"
+#include "tests/unit/um/um_rig.h"
 #include "um/um.h"
 
-/* Runs workload `name` at its small size on `gpus` unified GPUs in timing
-** mode with page migration and the extra settings; returns its code. */
 static int run_wl(rt_rig *r, const char *name, int gpus,
                   const char *const *extra)
 {
-    const char *sets[16] = {"sim.mode=timing", "memory.management=migrate",
-                            "platform.type=unified"};
-    size_t n = 3;
-    for (size_t i = 0; extra && extra[i] && n < 15; i++)
-        sets[n++] = extra[i];
-    sets[n] = NULL;
-    rt_rig_configure(r, sets);
-    rt_rig_start(r, MGS_MODE_TIMING, gpus, 256ull << 20, "unified");
-    const mgs_workload *wl = wl_find(name);
-    assert_non_null(wl);
-    wl_args a;
-    suite_args(wl, &a, gpus, 1);
-    return wl->run(r->rt, &a);
-}
-
-static double stat_of(const rt_rig *r, const char *comp, const char *metric)
-{
-    int rows = 0;
-    double v = rt_rig_stat(r, comp, metric, &rows);
-    assert_true(rows > 0);
-    return v;
-}
-
-/* A metric summed over the PMCs of `gpus` GPUs. */
-static double pmc_sum(const rt_rig *r, const char *metric, int gpus)
-{
-    double v = 0;
-    for (int g = 0; g < gpus; g++) {
-        char name[32];
-        snprintf(name, sizeof name, "GPU[%d].PMC", g);
-        v += stat_of(r, name, metric);
-    }
-    return v;
+    return um_run(r, "memory.management=migrate", name, gpus, extra);
 }
 
 static void test_mm_migrates_and_verifies(void **state)
@@ -142,32 +107,11 @@ static void test_mute_pmc_is_reported(void **state)
     rt_rig_fini(&r);
 }
 
-/* Every statistic of a run as text. */
-static void add_row(const stat_row *row, void *ud)
-{
-    char line[256];
-    snprintf(line, sizeof line, "%s %s %.17g\n", row->component, row->metric,
-             row->value);
-    char **s = ud;
-    size_t n = *s ? strlen(*s) : 0;
-    *s = realloc(*s, n + strlen(line) + 1);
-    strcpy(*s + n, line);
-}
-
-static char *all_stats(const char *name, int gpus)
-{
-    rt_rig r;
-    assert_int_equal(run_wl(&r, name, gpus, NULL), MGS_OK);
-    char *s = NULL;
-    stat_registry_foreach(r.stats, 0, add_row, &s);
-    rt_rig_fini(&r);
-    return s;
-}
-
 static void test_deterministic(void **state)
 {
     (void)state;
-    char *a = all_stats("atax", 4), *b = all_stats("atax", 4);
+    char *a = um_all_stats("memory.management=migrate", "atax", 4);
+    char *b = um_all_stats("memory.management=migrate", "atax", 4);
     assert_non_null(strstr(a, "UM.Migrator migrations"));
     assert_string_equal(a, b);
     free(a);
