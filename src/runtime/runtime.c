@@ -940,13 +940,14 @@ static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
     /* bufs are ours on every path: freed here before they are pending,
     ** by timing_sync after (so an error of the sync frees them once). */
     int rc = timing_ensure(rt);
-    if (!rc && bufs->wgs && (rt->rec || rt->any_async))
+    /* A Locality API launch is not replayed (the replay would run the
+    ** whole grid): never recorded, and never queued behind asynchronous
+    ** copies (they run first, as behind a launch over every GPU). */
+    if (!rc && bufs->wgs && rt->rec)
         rc = mgs_error_set(MGS_EUNSUPPORTED, "%s: a Locality API launch "
-                           "cannot be recorded or queued behind "
-                           "asynchronous copies (synchronise first)",
-                           el->prog->kernel->name);
+                           "cannot be recorded", el->prog->kernel->name);
     if (!rc && (mgs_timing_would_block(rt->timing, gpu) ||
-                (rt->any_async && gpu < 0)))
+                (rt->any_async && (gpu < 0 || bufs->wgs))))
         rc = timing_sync(rt);
     if (!rc)
         rc = bufs->wgs ? mgs_timing_post_list(rt->timing, gpu, el, bufs->wgs,

@@ -293,6 +293,29 @@ static void pred_launch(mgs_mode mode)
     rig_free(r);
 }
 
+/* A list launch after asynchronous copies (timing): the queued copies run
+** first, then the listed work-groups, which read what the copies wrote
+** (the launch is never queued behind them, whose replay would run the
+** whole grid). */
+static void test_list_after_async_copy(void **state)
+{
+    (void)state;
+    rig *r = rig_new(MGS_MODE_TIMING, 2, "unified");
+    for (int i = 0; i < N; i++)
+        r->a[i] = (float)(7 * i);
+    assert_int_equal(mgs_memcpy_h2d_async(r->rt, r->args.a, r->a,
+                                          sizeof r->a), MGS_OK);
+    mgs_launch l = vecadd_launch(r, 1);
+    const uint32_t wgs[2] = {0, NWG - 1};
+    assert_int_equal(mgs_launch_kernel_wgs(r->rt, r->k, &l, wgs, 2), MGS_OK);
+    assert_int_equal(mgs_synchronize(r->rt), MGS_OK);
+    bool in_wg[NWG];
+    assert_int_equal(read_c(r, in_wg), 2 * WG);
+    assert_true(in_wg[0] && in_wg[NWG - 1]);
+    assert_true(wgs_of(r, 1) == 2);
+    rig_free(r);
+}
+
 static void test_pred_emu(void **state)
 {
     (void)state;
@@ -351,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_pred_emu),
         cmocka_unit_test(test_pred_timing),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_list_after_async_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
