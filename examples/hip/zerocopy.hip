@@ -61,6 +61,9 @@ int main(int argc, char **argv)
                 flags, y[n > 1 ? 1 : 0], y[n - 1], bad);
     CHECK(hipHostUnregister(y));
     CHECK(hipHostFree(x));
+    // Registered again, then released by a device reset.
+    CHECK(hipHostRegister(y, bytes, hipHostRegisterDefault));
+    CHECK(hipDeviceReset());
     std::free(y);
     std::printf("%s\n", bad == 0 ? "PASSED" : "FAILED");
     return bad == 0 ? 0 : 1;

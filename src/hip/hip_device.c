@@ -235,9 +235,12 @@ hipError_t hipDeviceReset(void)
     int dev = mhip_current_device();
     for (size_t i = mhip_g.nallocs; i-- > 0;) {
         mhip_alloc *a = &mhip_g.allocs[i];
-        if (a->gpu != dev) continue;
+        /* Module variables stay with their code objects. */
+        if (a->gpu != dev || a->symbol) continue;
         void *p = a->host ? a->host : (void *)(uintptr_t)a->dev;
-        if ((e = a->kind == MHIP_MEM_HOST ? hipHostFree(p) : hipFree(p)))
+        if ((e = a->registered ? hipHostUnregister(p)
+                 : a->kind == MHIP_MEM_HOST ? hipHostFree(p)
+                                            : hipFree(p)))
             return e;
     }
     for (struct ihipStream_t *s = mhip_g.streams, *next; s; s = next) {
