@@ -197,6 +197,11 @@ hipError_t mhip_from_mgs(int mgs_code);
 /* Allocation table (hip_memory.c). */
 mhip_alloc *mhip_alloc_find_device(uint64_t addr);   /* dev range */
 mhip_alloc *mhip_alloc_find_host(const void *p);    /* host range */
+/* One shared buffer's ownership moves: its bytes to the shadow (device
+** owns it), or back to the host buffer; no-ops if already there. call
+** names the operation in the error line. */
+hipError_t mhip_shared_in(mhip_alloc *a, const char *call);
+hipError_t mhip_shared_out(mhip_alloc *a, const char *call);
 /* Copies host-owned managed/host buffers to their shadows. */
 hipError_t mhip_shared_to_device(void);
 /* Waits for the device and copies device-owned managed/host buffers back:
@@ -210,9 +215,9 @@ hipError_t mhip_memcpy(void *dst, const void *src, size_t n,
 /* Records [dev, dev + size) on device gpu as a module's variable, so copies
 ** and kernel arguments recognise it as device memory (once per address). */
 void mhip_alloc_add_symbol(int gpu, uint64_t dev, size_t size);
-/* The memory layer's allocation entry points for hip_hostmem.c: a new
-** device buffer of size bytes on the current device, recorded with the
-** given kind (its other fields zero), and removal of an entry. */
+/* A new allocation entry: a device buffer (managed memory of the runtime
+** for MHIP_MEM_MANAGED) of size bytes on the current device, recorded with
+** the given kind (its other fields zero); and removal of an entry. */
 hipError_t mhip_alloc_record(mhip_mem_kind kind, size_t size,
                              mhip_alloc **out, const char *call);
 void mhip_alloc_forget(mhip_alloc *a);

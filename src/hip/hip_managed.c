@@ -54,24 +54,10 @@ hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device,
     if (e || (e = check_target(device, call))) return e;
     if (!mhip_stream_valid(stream))
         return mhip_fail(hipErrorInvalidHandle, call, "invalid stream");
-    int rc = MGS_OK;
-    if (device != hipCpuDeviceId && !a->on_device) {
-        rc = mgs_memcpy_h2d(mhip_g.rt, a->dev, a->host, a->size);
-        if (rc == MGS_OK) {
-            mhip_g.counts.shared_in_bytes += a->size;
-            a->on_device = true;
-        }
-    } else if (device == hipCpuDeviceId && a->on_device) {
-        rc = mgs_synchronize(mhip_g.rt);
-        if (rc == MGS_OK)
-            rc = mgs_memcpy_d2h(mhip_g.rt, a->host, a->dev, a->size);
-        if (rc == MGS_OK) {
-            mhip_g.counts.shared_out_bytes += a->size;
-            a->on_device = false;
-        }
-    }
+    if (device != hipCpuDeviceId) return mhip_shared_in(a, call);
+    int rc = mgs_synchronize(mhip_g.rt);
     if (rc) return mhip_fail(mhip_from_mgs(rc), call, "%s", mgs_error_msg());
-    return hipSuccess;
+    return mhip_shared_out(a, call);
 }
 
 hipError_t hipMemAdvise(const void *dev_ptr, size_t count,

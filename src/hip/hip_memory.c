@@ -91,18 +91,37 @@ void mhip_memory_release_all(void)
 
 /* ---- shared-memory ownership ------------------------------------------ */
 
+hipError_t mhip_shared_in(mhip_alloc *a, const char *call)
+{
+    if (a->kind == MHIP_MEM_DEVICE || a->on_device) return hipSuccess;
+    int rc = mgs_memcpy_h2d(mhip_g.rt, a->dev, a->host, a->size);
+    if (rc)
+        return mhip_fail(mhip_from_mgs(rc), call,
+                         "copying managed memory to the device: %s",
+                         mgs_error_msg());
+    mhip_g.counts.shared_in_bytes += a->size;
+    a->on_device = true;
+    return hipSuccess;
+}
+
+hipError_t mhip_shared_out(mhip_alloc *a, const char *call)
+{
+    if (!a->on_device) return hipSuccess;
+    int rc = mgs_memcpy_d2h(mhip_g.rt, a->host, a->dev, a->size);
+    if (rc)
+        return mhip_fail(mhip_from_mgs(rc), call,
+                         "copying managed memory to the host: %s",
+                         mgs_error_msg());
+    mhip_g.counts.shared_out_bytes += a->size;
+    a->on_device = false;
+    return hipSuccess;
+}
+
 hipError_t mhip_shared_to_device(void)
 {
     for (size_t i = 0; i < mhip_g.nallocs; i++) {
-        mhip_alloc *a = &mhip_g.allocs[i];
-        if (a->kind == MHIP_MEM_DEVICE || a->on_device) continue;
-        int rc = mgs_memcpy_h2d(mhip_g.rt, a->dev, a->host, a->size);
-        if (rc)
-            return mhip_fail(mhip_from_mgs(rc), "kernel launch",
-                             "copying managed memory to the device: %s",
-                             mgs_error_msg());
-        mhip_g.counts.shared_in_bytes += a->size;
-        a->on_device = true;
+        hipError_t e = mhip_shared_in(&mhip_g.allocs[i], "kernel launch");
+        if (e) return e;
     }
     return hipSuccess;
 }
@@ -115,15 +134,8 @@ hipError_t mhip_sync_all(void)
         return mhip_fail(mhip_from_mgs(rc), "synchronize", "%s",
                          mgs_error_msg());
     for (size_t i = 0; i < mhip_g.nallocs; i++) {
-        mhip_alloc *a = &mhip_g.allocs[i];
-        if (!a->on_device) continue;
-        rc = mgs_memcpy_d2h(mhip_g.rt, a->host, a->dev, a->size);
-        if (rc)
-            return mhip_fail(mhip_from_mgs(rc), "synchronize",
-                             "copying managed memory to the host: %s",
-                             mgs_error_msg());
-        mhip_g.counts.shared_out_bytes += a->size;
-        a->on_device = false;
+        hipError_t e = mhip_shared_out(&mhip_g.allocs[i], "synchronize");
+        if (e) return e;
     }
     return hipSuccess;
 }
@@ -138,36 +150,21 @@ static hipError_t alloc_common(void **ptr, size_t size, mhip_mem_kind kind,
     hipError_t e = mhip_ensure_init();
     if (e) return mhip_ret(e);
     if (size == 0) return hipSuccess; /* HIP: success, NULL pointer */
-    int gpu = mhip_current_device();
-    mgs_dptr dev;
-    /* A managed buffer's shadow is managed memory of the runtime: with
-    ** memory.management = migrate it starts on the host and each page
-    ** moves to the first GPU that touches it (docs/memory-management.md). */
-    int rc = kind == MHIP_MEM_MANAGED
-                 ? mgs_malloc_managed(mhip_g.rt, size, &dev)
-                 : mgs_malloc(mhip_g.rt, mhip_runtime_gpu(gpu), size, &dev);
-    if (rc)
-        return mhip_fail(mhip_from_mgs(rc), call, "%zu bytes on device %d: %s",
-                         size, gpu, mgs_error_msg());
-    void *host = NULL;
+    mhip_alloc *a;
+    if ((e = mhip_alloc_record(kind, size, &a, call))) return e;
     if (kind != MHIP_MEM_DEVICE) {
         size_t rounded = (size + HOST_ALIGN - 1) / HOST_ALIGN * HOST_ALIGN;
-        host = aligned_alloc(HOST_ALIGN, rounded);
-        if (!host) {
-            mgs_free(mhip_g.rt, dev);
+        a->host = aligned_alloc(HOST_ALIGN, rounded);
+        if (!a->host) {
+            mgs_free(mhip_g.rt, a->dev);
+            mhip_alloc_forget(a);
             return mhip_fail(hipErrorOutOfMemory, call,
                              "%zu bytes of host memory", size);
         }
         /* Zeroed like the never-written shadow; host-owned from now. */
-        memset(host, 0, rounded);
+        memset(a->host, 0, rounded);
     }
-    mhip_alloc *a = alloc_add();
-    a->kind = kind;
-    a->gpu = gpu;
-    a->dev = dev;
-    a->host = host;
-    a->size = size;
-    *ptr = host ? host : (void *)(uintptr_t)dev;
+    *ptr = a->host ? a->host : (void *)(uintptr_t)a->dev;
     return hipSuccess;
 }
 
@@ -398,7 +395,12 @@ hipError_t mhip_alloc_record(mhip_mem_kind kind, size_t size,
 {
     int gpu = mhip_current_device();
     mgs_dptr dev;
-    int rc = mgs_malloc(mhip_g.rt, mhip_runtime_gpu(gpu), size, &dev);
+    /* A managed buffer's shadow is managed memory of the runtime: with
+    ** memory.management = migrate it starts on the host and each page
+    ** moves to the first GPU that touches it (docs/memory-management.md). */
+    int rc = kind == MHIP_MEM_MANAGED
+                 ? mgs_malloc_managed(mhip_g.rt, size, &dev)
+                 : mgs_malloc(mhip_g.rt, mhip_runtime_gpu(gpu), size, &dev);
     if (rc)
         return mhip_fail(mhip_from_mgs(rc), call, "%zu bytes on device %d: %s",
                          size, gpu, mgs_error_msg());

@@ -92,36 +92,41 @@ static hipError_t symbol_range(const void *symbol, size_t n, size_t offset,
     return hipSuccess;
 }
 
+/* A copy to (to_symbol) or from a variable: kind must name the device on
+** the variable's side (or be hipMemcpyDefault). */
+static hipError_t symbol_copy(const void *symbol, void *other, size_t n,
+                              size_t offset, hipMemcpyKind kind,
+                              bool to_symbol, const char *call)
+{
+    hipMemcpyKind across = to_symbol ? hipMemcpyHostToDevice
+                                     : hipMemcpyDeviceToHost;
+    if (kind != across && kind != hipMemcpyDeviceToDevice &&
+        kind != hipMemcpyDefault)
+        return mhip_fail(hipErrorInvalidMemcpyDirection, call,
+                         "kind %d cannot copy %s a device variable",
+                         (int)kind, to_symbol ? "to" : "from");
+    uint64_t at = 0;
+    hipError_t e = symbol_range(symbol, n, offset, &at, call);
+    if (e) return e;
+    void *var = (void *)(uintptr_t)at;
+    return to_symbol ? mhip_memcpy(var, other, n, kind, call)
+                     : mhip_memcpy(other, var, n, kind, call);
+}
+
 hipError_t hipMemcpyToSymbol(const void *symbol, const void *src,
                              size_t sizeBytes, size_t offset,
                              hipMemcpyKind kind)
 {
-    const char *call = "hipMemcpyToSymbol";
-    if (kind != hipMemcpyHostToDevice && kind != hipMemcpyDeviceToDevice &&
-        kind != hipMemcpyDefault)
-        return mhip_fail(hipErrorInvalidMemcpyDirection, call,
-                         "kind %d cannot copy to a device variable",
-                         (int)kind);
-    uint64_t at;
-    hipError_t e = symbol_range(symbol, sizeBytes, offset, &at, call);
-    if (e) return e;
-    return mhip_memcpy((void *)(uintptr_t)at, src, sizeBytes, kind, call);
+    return symbol_copy(symbol, (void *)src, sizeBytes, offset, kind, true,
+                       "hipMemcpyToSymbol");
 }
 
 hipError_t hipMemcpyFromSymbol(void *dst, const void *symbol,
                                size_t sizeBytes, size_t offset,
                                hipMemcpyKind kind)
 {
-    const char *call = "hipMemcpyFromSymbol";
-    if (kind != hipMemcpyDeviceToHost && kind != hipMemcpyDeviceToDevice &&
-        kind != hipMemcpyDefault)
-        return mhip_fail(hipErrorInvalidMemcpyDirection, call,
-                         "kind %d cannot copy from a device variable",
-                         (int)kind);
-    uint64_t at;
-    hipError_t e = symbol_range(symbol, sizeBytes, offset, &at, call);
-    if (e) return e;
-    return mhip_memcpy(dst, (void *)(uintptr_t)at, sizeBytes, kind, call);
+    return symbol_copy(symbol, dst, sizeBytes, offset, kind, false,
+                       "hipMemcpyFromSymbol");
 }
 
 /* The asynchronous forms complete before they return, like hipMemcpyAsync
