@@ -127,7 +127,8 @@ int gcn_emu_init(gcn_emu *e, const gcn_emu_launch *cfg)
         .mem_ops = cfg->mem_ops, .mem = cfg->mem, .lds = e->lds,
         .lds_size = cfg->lds_bytes, .code = cfg->prog->code,
         .code_size = cfg->prog->code_size, .private_base = cfg->scratch_va,
-        .code_vaddr = cfg->prog->code_vaddr + cfg->load_base};
+        .code_vaddr = cfg->prog->code_vaddr + cfg->load_base,
+        .interrupt = cfg->interrupt, .host = cfg->host};
     for (int i = 0; i < GCN_EMU_MAX_WAVES; i++) {
         e->waves[i].vgpr = e->vgpr_store + (size_t)i * nvgpr * GCN_WAVE_LANES;
         e->waves[i].nvgpr = nvgpr;

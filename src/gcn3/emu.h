@@ -114,6 +114,13 @@ typedef struct gcn_emu_launch {
     uint64_t load_base;
     const gcn_mem_ops *mem_ops;
     void *mem;
+    /* The host's interrupt handler (NULL: none): called when a wave sends
+    ** an interrupt (s_sendmsg MSG_INTERRUPT, data = M0[7:0]), as a device
+    ** library's doorbell signal does after a hostcall (runtime/hostcall.h).
+    ** Emu mode runs it at once. A non-zero return (an error code, message
+    ** set) stops the wave. */
+    int (*interrupt)(void *host, uint32_t data);
+    void *host;
     /* Instructions one wave may execute before the dispatch is stopped
     ** with MGS_EDEADLOCK (0: GCN_EMU_DEFAULT_WAVE_INST_LIMIT). Work-groups
     ** run one at a time here, so a wave spinning on a flag that another

@@ -36,6 +36,9 @@ typedef struct gcn_mem_ops {
                   uint64_t src, uint64_t cmp, uint64_t *old);
 } gcn_mem_ops;
 
+/* s_sendmsg message types (simm16[3:0]) that compute kernels send. */
+#define GCN_MSG_INTERRUPT 1
+
 /* What an executing wavefront can reach, pointed to by gcn_wave.ctx. */
 typedef struct gcn_exec_ctx {
     const gcn_mem_ops *mem_ops;
@@ -47,6 +50,8 @@ typedef struct gcn_exec_ctx {
     uint64_t private_base;      /* VA of the dispatch's scratch (FLAT private
                                    aperture: base + FLAT_SCRATCH_HI << 8) */
     uint64_t code_vaddr;        /* address of code[0] as s_getpc sees it */
+    int (*interrupt)(void *host, uint32_t data); /* may be NULL (emu.h) */
+    void *host;
 } gcn_exec_ctx;
 
 int gcn_exec_scalar(gcn_wave *w, const gcn_inst *in);

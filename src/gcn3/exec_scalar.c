@@ -505,6 +505,15 @@ static int exec_sopp(gcn_wave *w, const gcn_inst *in)
     case GCN_OP_S_SETKILL:
     case GCN_OP_S_WAKEUP:
         return MGS_OK;
+    case GCN_OP_S_SENDMSG:
+    case GCN_OP_S_SENDMSGHALT: {
+        /* Only MSG_INTERRUPT (1) means something to a compute kernel; the
+        ** graphics messages are ignored. */
+        const gcn_exec_ctx *c = w->ctx;
+        if (((uint32_t)in->simm16 & 0xf) == GCN_MSG_INTERRUPT && c->interrupt)
+            return c->interrupt(c->host, w->m0 & 0xff);
+        return MGS_OK;
+    }
     case GCN_OP_S_ENDPGM:
         w->done = true;
         return GCN_EXEC_BRANCHED;

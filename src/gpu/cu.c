@@ -240,6 +240,8 @@ static void start_wg(cu *c, cp_msg *m, const uint8_t simd_of_wave[])
     g->in_use = true;
     g->msg = m;
     g->launch = l;
+    c->wave_inst_limit = el->max_wave_insts ? el->max_wave_insts
+                                            : GCN_EMU_DEFAULT_WAVE_INST_LIMIT;
     g->finished = g->at_barrier = g->ended = 0;
     g->status = MGS_OK;
     g->err[0] = 0;

@@ -195,6 +195,10 @@ struct cu {
     uint64_t simd_busy_until[CU_MAX_SIMDS];
     uint64_t lds_next_free;   /* cycle the LDS unit takes a new op */
     uint64_t wf_insts;
+    /* Instructions a wave may execute (sim.max_wave_insts, as in emu
+    ** mode): a wave spinning for ever on a flag nobody sets ends with
+    ** MGS_EDEADLOCK instead of hanging the run. */
+    uint64_t wave_inst_limit;
     cu_stats st;
     cu_config cfg;
     /* The rest. */

@@ -430,6 +430,20 @@ bool cu_issue(cu *c, uint64_t now)
             stat_addn(c->st.stall_fetch, now - wv->fetch_stall_since);
             wv->fetch_stalled = 0;
         }
+        if (__builtin_expect(wv->w.insts >= c->wave_inst_limit, 0)) {
+            char msg[400];
+            snprintf(msg, sizeof msg,
+                     "kernel %s wave (%u,%u,%u)/%u pc 0x%llx: no progress "
+                     "after %llu instructions (sim.max_wave_insts: a spin "
+                     "loop waiting for something that never happens?)",
+                     p->kernel->name, wv->w.wg_id[0], wv->w.wg_id[1],
+                     wv->w.wg_id[2], wv->w.wave_id,
+                     (unsigned long long)(p->code_vaddr + wv->w.pc),
+                     (unsigned long long)wv->w.insts);
+            cu_wave_end(c, wv, MGS_EDEADLOCK, msg);
+            progress = true;
+            continue;
+        }
         cu_unit u = unit_of(in);
         if (u == CU_U_COUNT) {
             fail(c, wv, in, MGS_EUNSUPPORTED);

@@ -106,7 +106,10 @@ static void fill_props(hipDeviceProp_t *p, int dev)
     p->clockInstructionRate = p->clockRate;
     p->memoryClockRate = 500000;                 /* HBM1, kHz */
     p->memoryBusWidth = 4096;                    /* bits */
-    p->totalConstMem = p->totalGlobalMem;
+    /* ROCm's value (hipInfo prints 2147483647): constant data is global
+    ** memory, the figure only bounds a size that fits an int. */
+    p->totalConstMem = p->totalGlobalMem < INT_MAX ? p->totalGlobalMem
+                                                   : (size_t)INT_MAX;
     p->multiProcessorCount = cfg->gpu_num_cus * span;
     p->l2CacheSize = (int)(cfg->gpu_l2_size * (uint64_t)cfg->gpu_l2_banks);
     p->maxThreadsPerMultiProcessor =

@@ -55,6 +55,7 @@
 #include "mgsim/errors.h"
 #include "platform/gpu_build.h"
 #include "runtime/devmem.h"
+#include "runtime/hostcall.h"
 #include "runtime/record.h"
 #include "runtime/timing.h"
 #include "util/interrupt.h"
@@ -115,6 +116,10 @@ struct mgs_rt {
     ** behind them, per GPU, run at the next synchronisation. */
     mgs_program *async[16];
     bool any_async;
+    /* The hostcall buffer of kernels that may call device printf (made at
+    ** the first such launch, hostcall.h; timing mode's listener is
+    ** timing.c's). */
+    mgs_hostcall *hostcall;
 };
 
 /* Timing mode: waits for every posted launch (no-op otherwise). */
@@ -318,6 +323,7 @@ void mgs_rt_free(mgs_rt *rt)
     for (int g = 0; g < 16; g++)
         mgs_program_free(rt->async[g]);
     mgs_timing_free(rt->timing);  /* before the devmem it borrows */
+    mgs_hostcall_free(rt->hostcall);
     for (size_t i = 0; i < rt->npending; i++)
         free(rt->pending[i].wgs);
     free(rt->pending);            /* the ranges go with the devmem */
@@ -776,6 +782,37 @@ static void free_bufs(mgs_rt *rt, launch_bufs *b)
     free_bufs_after(rt, b, false);
 }
 
+/* A kernel that may call device printf gets the hostcall buffer in its
+** hidden_hostcall_buffer argument (hostcall.h). The buffer has a packet
+** per wave that can call at once: emu mode runs one work-group at a time,
+** timing mode every resident wave of the platform. */
+static int hostcall_arg(mgs_rt *rt, const gcn_kernel *gk, int home,
+                        uint8_t *kargs, uint32_t ksize, bool *calls_host)
+{
+    *calls_host = false;
+    for (uint32_t a = 0; a < gk->nargs; a++) {
+        const gcn_kernel_arg *arg = &gk->args[a];
+        if (arg->kind != GCN_ARG_HIDDEN_HOSTCALL_BUFFER || arg->size != 8 ||
+            arg->offset + 8 > ksize)
+            continue;
+        int rc;
+        uint64_t packets = GCN_EMU_MAX_WAVES;
+        if (!rt->hostcall && rt->opt.mode == MGS_MODE_TIMING) {
+            if ((rc = timing_ensure(rt)))
+                return rc;
+            packets = platform_wave_slots(mgs_timing_platform(rt->timing));
+        }
+        if (!rt->hostcall &&
+            (rc = mgs_hostcall_new(&rt->mem, home, (uint32_t)packets, stdout,
+                                   stderr, &rt->hostcall)))
+            return rc;
+        uint64_t va = mgs_hostcall_va(rt->hostcall);
+        memcpy(kargs + arg->offset, &va, 8);
+        *calls_host = true;
+    }
+    return MGS_OK;
+}
+
 static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
                           int home, launch_bufs *b, gcn_emu_launch *el)
 {
@@ -791,6 +828,11 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
     uint8_t *kargs = mgs_xcalloc(1, ksize);
     if (l->args_size)
         memcpy(kargs, l->args, l->args_size < ksize ? l->args_size : ksize);
+    bool calls_host;
+    if ((rc = hostcall_arg(rt, gk, home, kargs, ksize, &calls_host))) {
+        free(kargs);
+        return rc;
+    }
     if ((rc = mgs_devmem_alloc_range(&rt->mem, home, ksize, &b->kernarg)) ||
         (rc = mgs_devmem_write(&rt->mem, b->kernarg, kargs, ksize)) ||
         (rc = host_write_later(rt, b->kernarg, ksize))) {
@@ -862,6 +904,9 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
         .private_size = priv, .load_base = load_base,
         .mem_ops = &mgs_devmem_view_ops,
         .mem = &rt->view,
+        .interrupt = calls_host && rt->opt.mode != MGS_MODE_TIMING
+                         ? mgs_hostcall_interrupt : NULL,
+        .host = calls_host ? rt->hostcall : NULL,
         .max_wave_insts = rt->opt.config ? rt->opt.config->sim_max_wave_insts
                                          : 0};
     rt->view = (mgs_devmem_view){.mem = &rt->mem, .gpu = home};
@@ -893,6 +938,8 @@ static int timing_sync(mgs_rt *rt)
     rt->totals.wavefronts += res.wavefronts;
     rt->totals.wf_insts += res.wf_insts;
     rt->totals.sim_time_ps += res.sim_time;
+    if (rt->hostcall)
+        mgs_hostcall_flush(rt->hostcall);  /* device printf, in order */
     /* Work-groups per GPU as the GPUs ran them (monolithic: all on one). */
     platform *p = mgs_timing_platform(rt->timing);
     for (uint32_t i = 0; i < platform_num_gpus(p); i++)
@@ -1081,6 +1128,8 @@ static int launch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
             break;
         done++;
     }
+    if (rt->hostcall)
+        mgs_hostcall_flush(rt->hostcall);  /* device printf, in order */
     rt->totals.workgroups += done;
     rt->totals.wavefronts += emu.wavefronts;
     rt->totals.wf_insts += emu.wf_insts;

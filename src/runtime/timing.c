@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "mgsim/errors.h"
+#include "runtime/hostcall_agent.h"
 #include "runtime/pcie_tos.h"
 #include "util/xmalloc.h"
 
@@ -85,6 +86,9 @@ struct mgs_timing {
     ** next launch's acquire, or at once before the engine runs anything
     ** else that could touch them (apply_pending). */
     coh_sync pending[TM_MAX_GPUS];
+    /* Device printf's listener (hostcall_agent.h), made at the first
+    ** launch that passes a hostcall buffer. */
+    struct hostcall_agent *hostcall;
     bool stopped;             /* a run ended early: messages may be out */
     int failed;               /* the first error of a launch, a copy or a
                                  run (MGS_OK while none): after it nothing
@@ -397,6 +401,7 @@ void mgs_timing_free(mgs_timing *t)
     if (!t)
         return;
     platform_free(t->plat);
+    hostcall_agent_free(t->hostcall);
     for (uint32_t i = 0; i < t->drv.n; i++) {
         port_fini(&t->drv.port[i]);
         if (t->drv.with_dma)
@@ -590,6 +595,34 @@ int mgs_timing_post(mgs_timing *t, int gpu, const gcn_emu_launch *el)
     return mgs_timing_post_list(t, gpu, el, NULL, 0);
 }
 
+static int dev_phys(mgs_timing *t, uint64_t va, uint64_t *pa, int *gpu);
+
+/* A launch with a hostcall buffer (el->host, runtime/hostcall.h): the
+** listener is made on the buffer's GPU at the first one, and polls until
+** the run is quiet. */
+static int hostcall_listen(mgs_timing *t, mgs_hostcall *hc)
+{
+    if (!t->hostcall) {
+        mgs_hostcall_layout lay;
+        mgs_hostcall_layout_get(hc, &lay);
+        uint64_t pa;
+        int g = 0;
+        int rc = dev_phys(t, lay.ready_stack, &pa, &g);
+        if (rc)
+            return rc;
+        gpu_build *gb = platform_gpu(t->plat, platform_gpu_of(t->plat, g));
+        t->hostcall = hostcall_agent_new(t->eng, hc, t->mem, t->pool,
+                                         t->stats,
+                                         platform_get_config(t->plat)->gpu.period);
+        conn_plug(gpu_build_xbar(gb), hostcall_agent_port(t->hostcall));
+        mem_route route;
+        gpu_build_l1_route(gb, &route);
+        hostcall_agent_set_route(t->hostcall, &route);
+    }
+    hostcall_agent_arm(t->hostcall);
+    return MGS_OK;
+}
+
 int mgs_timing_post_list(mgs_timing *t, int gpu, const gcn_emu_launch *el,
                          const uint32_t *wgs, uint64_t nwgs)
 {
@@ -637,6 +670,11 @@ int mgs_timing_post_list(mgs_timing *t, int gpu, const gcn_emu_launch *el,
                 t->launch[i].wg_begin = t->launch[i].wg_end = total;
         }
         k++;
+    }
+    if (el->host) {
+        int rc = hostcall_listen(t, el->host);
+        if (rc)
+            return rc;
     }
     if (!t->nposted)
         t->post_start = eng_now(t->eng);

@@ -6,7 +6,8 @@
 # occupancy (the occupancy API against the configured CU), zerocopy
 # (pinned and registered host memory used by kernels), pitched (2-D/3-D),
 # managed and managed_turns (one buffer touched by every GPU in turn) under
-# page migration on 1, 2 and 4 GPUs. Also
+# page migration on 1, 2 and 4 GPUs, printf (device printf through the
+# hostcall buffer, emu and timing). Also
 # checks the exit summary, the results database row, and that a bad
 # MGSIM_* setting ends with one clear line instead of a crash.
 set -u
@@ -17,7 +18,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 export MGSIM_DB=none MGSIM_QUIET=1
 unset MGSIM_MODE MGSIM_PLATFORM MGSIM_CONFIG MGSIM_SET MGSIM_PRESET MGSIM_GPUS
 
-for p in vecadd managed managed_turns halo globals occupancy zerocopy pitched; do
+for p in vecadd managed managed_turns halo globals occupancy zerocopy pitched printf; do
     [ -x "$ex/$p" ] || fail "$ex/$p not built (make test builds it via mk/hip.mk)"
 done
 
@@ -30,7 +31,7 @@ run() {
         fail "$* exited $rc, expected $want"
     fi
 }
-expect_out() { grep -q -- "$1" "$tmp/out" || { cat "$tmp/out"; fail "stdout lacks '$1'"; }; }
+expect_out() { grep -a -q -- "$1" "$tmp/out" || { cat "$tmp/out"; fail "stdout lacks '$1'"; }; }
 
 run 0 "$ex/vecadd"
 expect_out "gfx803"
@@ -134,6 +135,21 @@ run 0 "$ex/zerocopy"
 expect_out "n=65536 flags=0x2 y\[1\]=100 y\[n-1\]=1115, 0 mismatches"
 MGSIM_MODE=timing MGSIM_GPUS=2 MGSIM_PLATFORM=unified run 0 "$ex/zerocopy" 4096
 expect_out "^PASSED$"
+
+# Device printf (docs/hip.md "Device printf"): every line once, printf's
+# return values checked by the program, the same lines in both modes (in
+# the order the waves call: timing runs both work-groups at once).
+for mode in emu timing; do
+    MGSIM_MODE=$mode run 0 "$ex/printf" 256
+    expect_out "^PASSED: 512 lines$"
+    expect_out '^group 1 item 255: 127.75 1099511628287 2fe ` odd|  -511|0.002$'
+    expect_out "^device  100% 0x1234$"
+    grep -a '^group' "$tmp/out" | LC_ALL=C sort >"$tmp/lines.$mode"
+done
+cmp -s "$tmp/lines.emu" "$tmp/lines.timing" || fail "printf: emu and timing printed different lines"
+[ "$(wc -l <"$tmp/lines.emu")" -eq 512 ] || fail "printf: $(wc -l <"$tmp/lines.emu") lines, expected 512"
+MGSIM_MODE=timing MGSIM_PLATFORM=unified MGSIM_GPUS=2 run 0 "$ex/printf" 100
+expect_out "^PASSED: 200 lines$"
 
 # Pitched 2-D and 3-D memory: rows padded to 256 bytes, copies by row.
 run 0 "$ex/pitched"

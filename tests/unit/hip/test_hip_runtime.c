@@ -154,6 +154,7 @@ static void test_devices(void **state)
     assert_int_equal(p.multiProcessorCount, 64);
     assert_int_equal(p.clockRate, 1000000);
     assert_true(p.totalGlobalMem >= 4000000000ull);
+    assert_int_equal(p.totalConstMem, 2147483647);  /* as ROCm */
     assert_int_equal(p.l2CacheSize, 2 * 1024 * 1024);
     assert_int_equal(p.isMultiGpuBoard, 1);
     assert_int_equal(hipGetDeviceProperties(&p, 2), hipErrorInvalidDevice);
