@@ -390,14 +390,17 @@ static inline size_t block_run(uint64_t va, size_t n)
     return room < n ? room : n;
 }
 
+/* alloc: bytes past the end of an allocation fault (the runtime's own
+** accesses, emu with sim.strict_bounds); else only unmapped pages do, as
+** a GPU's page tables decide (mgs_devmem_view.page_bounds). */
 static int read_table(mgs_devmem *m, mgs_devmem_table *t, uint64_t va,
-                      void *dst, size_t n)
+                      void *dst, size_t n, bool alloc)
 {
     uint8_t *out = dst;
     while (n) {
         uint64_t pa, end;
         bool ok = lookup(m, t, va, &pa, &end);
-        if (!ok || va + n > end)
+        if (!ok || (alloc && va + n > end))
             /* Report the first byte that is really outside. */
             return fault(m, ok ? end : va, n, false);
         size_t chunk = block_run(va, n);
@@ -417,12 +420,12 @@ static int read_table(mgs_devmem *m, mgs_devmem_table *t, uint64_t va,
 ** the allocation) before any byte is written, so a faulting store changes
 ** nothing. */
 static int check_range(mgs_devmem *m, mgs_devmem_table *t, uint64_t va,
-                       size_t n, bool write)
+                       size_t n, bool write, bool alloc)
 {
     uint64_t pa, end;
     if (!lookup(m, t, va, &pa, &end))
         return fault(m, va, n, write);
-    if (va + n > end)
+    if (alloc && va + n > end)
         return fault(m, end, n, write);
     uint64_t pmask = m->page_size - 1;
     for (uint64_t p = (va | pmask) + 1; p < va + n; p += m->page_size)
@@ -432,11 +435,11 @@ static int check_range(mgs_devmem *m, mgs_devmem_table *t, uint64_t va,
 }
 
 static int write_table(mgs_devmem *m, mgs_devmem_table *t, uint64_t va,
-                       const void *src, size_t n)
+                       const void *src, size_t n, bool alloc)
 {
     if (n == 0)
         return MGS_OK;
-    int rc = check_range(m, t, va, n, true);
+    int rc = check_range(m, t, va, n, true, alloc);
     if (rc)
         return rc;
     const uint8_t *in = src;
@@ -456,24 +459,24 @@ int mgs_devmem_read_as(mgs_devmem *m, int gpu, uint64_t va, void *dst,
                        size_t n)
 {
     mgs_devmem_table *t = table_of(m, gpu);
-    return t ? read_table(m, t, va, dst, n) : fault(m, va, n, false);
+    return t ? read_table(m, t, va, dst, n, true) : fault(m, va, n, false);
 }
 
 int mgs_devmem_write_as(mgs_devmem *m, int gpu, uint64_t va, const void *src,
                         size_t n)
 {
     mgs_devmem_table *t = table_of(m, gpu);
-    return t ? write_table(m, t, va, src, n) : fault(m, va, n, true);
+    return t ? write_table(m, t, va, src, n, true) : fault(m, va, n, true);
 }
 
 int mgs_devmem_read(mgs_devmem *m, uint64_t va, void *dst, size_t n)
 {
-    return read_table(m, &m->tables[m->num_gpus], va, dst, n);
+    return read_table(m, &m->tables[m->num_gpus], va, dst, n, true);
 }
 
 int mgs_devmem_write(mgs_devmem *m, uint64_t va, const void *src, size_t n)
 {
-    return write_table(m, &m->tables[m->num_gpus], va, src, n);
+    return write_table(m, &m->tables[m->num_gpus], va, src, n, true);
 }
 
 int mgs_devmem_fill(mgs_devmem *m, uint64_t va, uint8_t value, size_t n)
@@ -481,7 +484,7 @@ int mgs_devmem_fill(mgs_devmem *m, uint64_t va, uint8_t value, size_t n)
     if (n == 0)
         return MGS_OK;
     mgs_devmem_table *t = &m->tables[m->num_gpus];
-    int rc = check_range(m, t, va, n, true);
+    int rc = check_range(m, t, va, n, true, true);
     if (rc)
         return rc;
     while (n) {
@@ -500,14 +503,14 @@ int mgs_devmem_fill(mgs_devmem *m, uint64_t va, uint8_t value, size_t n)
 
 static int atomic_table(mgs_devmem *m, mgs_devmem_table *t, uint64_t va,
                         unsigned op, unsigned size, uint64_t src, uint64_t cmp,
-                        uint64_t *old)
+                        uint64_t *old, bool alloc)
 {
     /* Naturally aligned 4/8-byte accesses never cross a block. */
     if ((size != 4 && size != 8) || (va & (size - 1)))
         return mgs_error_set(MGS_EFAULT,
                              "misaligned %u-byte atomic at address 0x%llx",
                              size, (unsigned long long)va);
-    int rc = check_range(m, t, va, size, true);
+    int rc = check_range(m, t, va, size, true, alloc);
     if (rc)
         return rc;
     uint64_t pa = 0, end;
@@ -526,7 +529,7 @@ int mgs_devmem_atomic(mgs_devmem *m, uint64_t va, unsigned op, unsigned size,
                       uint64_t src, uint64_t cmp, uint64_t *old)
 {
     return atomic_table(m, &m->tables[m->num_gpus], va, op, size, src, cmp,
-                        old);
+                        old, true);
 }
 
 /* ---- physical view (DRAM) --------------------------------------------- */
@@ -869,13 +872,17 @@ const gcn_mem_ops mgs_devmem_ops = {
 static int view_read(void *v, uint64_t addr, void *dst, size_t n)
 {
     const mgs_devmem_view *w = v;
-    return mgs_devmem_read_as(w->mem, w->gpu, addr, dst, n);
+    mgs_devmem_table *t = table_of(w->mem, w->gpu);
+    return t ? read_table(w->mem, t, addr, dst, n, !w->page_bounds)
+             : fault(w->mem, addr, n, false);
 }
 
 static int view_write(void *v, uint64_t addr, const void *src, size_t n)
 {
     const mgs_devmem_view *w = v;
-    return mgs_devmem_write_as(w->mem, w->gpu, addr, src, n);
+    mgs_devmem_table *t = table_of(w->mem, w->gpu);
+    return t ? write_table(w->mem, t, addr, src, n, !w->page_bounds)
+             : fault(w->mem, addr, n, true);
 }
 
 static int view_atomic(void *v, uint64_t addr, unsigned op, unsigned size,
@@ -885,7 +892,8 @@ static int view_atomic(void *v, uint64_t addr, unsigned op, unsigned size,
     mgs_devmem_table *t = table_of(w->mem, w->gpu);
     if (!t)
         return fault(w->mem, addr, size, true);
-    return atomic_table(w->mem, t, addr, op, size, src, cmp, old);
+    return atomic_table(w->mem, t, addr, op, size, src, cmp, old,
+                        !w->page_bounds);
 }
 
 const gcn_mem_ops mgs_devmem_view_ops = {

@@ -137,6 +137,10 @@ typedef struct mgs_devmem {
 typedef struct mgs_devmem_view {
     mgs_devmem *mem;
     int gpu;
+    /* Device accesses fault only on unmapped pages, as the GPU's page
+    ** tables decide (ROCm does not fault past the end of an allocation
+    ** inside its last page); false: past the allocation's end too. */
+    bool page_bounds;
 } mgs_devmem_view;
 
 /* Whether bytes is a supported page size (4 KiB, 64 KiB, 2 MiB). */

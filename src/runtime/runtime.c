@@ -909,7 +909,9 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
         .host = calls_host ? rt->hostcall : NULL,
         .max_wave_insts = rt->opt.config ? rt->opt.config->sim_max_wave_insts
                                          : 0};
-    rt->view = (mgs_devmem_view){.mem = &rt->mem, .gpu = home};
+    rt->view = (mgs_devmem_view){
+        .mem = &rt->mem, .gpu = home,
+        .page_bounds = !(rt->opt.config && rt->opt.config->sim_strict_bounds)};
     memcpy(el->grid, l->grid, sizeof el->grid);
     memcpy(el->block, l->block, sizeof el->block);
     return MGS_OK;
