@@ -1,0 +1,84 @@
+/*
+** bench_copy: timing-mode speed of host copies (DMA engine, PCIe host link,
+** L2 and DRAM), one R9 Nano (configs/r9nano.ini defaults), one 64 MiB
+** host-to-device copy and the same back.
+**
+** Prints: BENCH copy_h2d sim_bytes_per_s=<n> cpu_s=<t> bytes=<n>
+**         sim_time_us=<t> sim_gb_per_s=<x>
+**         BENCH copy_d2h ... (the same for the copy back)
+** sim_bytes_per_s = simulated bytes moved per second of this thread's CPU
+** time (target, issue 18: >= 1 GiB/s); sim_time_us is the copy's simulated
+** time, which a faster simulation must keep (within 2 %).
+** Usage: bench_copy [MiB]   (default 64)
+*/
+#include "bench/bench_util.h"
+#include "mgsim/errors.h"
+#include "mgsim/runtime.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int fail(const char *what, int rc)
+{
+    return bench_fail("bench_copy", what, rc);
+}
+
+/* One timed copy: prints its line. */
+static int timed(mgs_rt *rt, const char *name, int h2d, mgs_dptr d, void *h,
+                 size_t bytes)
+{
+    mgs_rt_totals t0, t1;
+    mgs_rt_totals_get(rt, &t0);
+    double cpu = bench_clock_s(CLOCK_THREAD_CPUTIME_ID);
+    int rc = h2d ? mgs_memcpy_h2d(rt, d, h, bytes) : mgs_memcpy_d2h(rt, h, d, bytes);
+    cpu = bench_clock_s(CLOCK_THREAD_CPUTIME_ID) - cpu;
+    if (rc)
+        return fail(name, rc);
+    mgs_rt_totals_get(rt, &t1);
+    double sim_s = (double)(t1.copy_time_ps - t0.copy_time_ps) * 1e-12;
+    printf("BENCH %s sim_bytes_per_s=%.0f cpu_s=%.3f bytes=%zu "
+           "sim_time_us=%.3f sim_gb_per_s=%.3f\n", name, (double)bytes / cpu,
+           cpu, bytes, sim_s * 1e6, sim_s > 0 ? (double)bytes / sim_s / 1e9 : 0);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 64;
+    if (mib < 1 || mib > 1024) {
+        fprintf(stderr, "usage: bench_copy [MiB, 1..1024]\n");
+        return 2;
+    }
+    size_t bytes = mib << 20;
+    uint8_t *h = malloc(bytes), *back = malloc(bytes);
+    if (!h || !back)
+        return 4;
+    uint64_t s = 7;
+    for (size_t i = 0; i < bytes; i += 8) {
+        uint64_t v = bench_splitmix64(&s);
+        memcpy(h + i, &v, 8);
+    }
+    mgs_rt_options o;
+    mgs_rt_options_default(&o);
+    o.mode = MGS_MODE_TIMING;
+    mgs_rt *rt;
+    int rc = mgs_rt_new(&o, &rt);
+    if (rc)
+        return fail("runtime", rc);
+    mgs_dptr d;
+    if ((rc = mgs_malloc(rt, 0, bytes, &d)))
+        return fail("malloc", rc);
+    if ((rc = timed(rt, "copy_h2d", 1, d, h, bytes)) ||
+        (rc = timed(rt, "copy_d2h", 0, d, back, bytes)))
+        return rc;
+    if (memcmp(h, back, bytes)) {
+        fprintf(stderr, "bench_copy: the bytes read back differ\n");
+        return 1;
+    }
+    mgs_rt_free(rt);
+    free(h);
+    free(back);
+    return 0;
+}
