@@ -184,6 +184,12 @@ typedef struct cache_protocol {
     ** only once its invalidations are acknowledged). */
     bool (*hold)(void *pd, cache *c, uint64_t line_addr, const mem_msg *rsp,
                  const mem_msg *req);
+    /* A flush or invalidation (req; from_top: a wave's fence on the top
+    ** port, else the ctrl port) is done and its MEM_CTRL_RSP about to be
+    ** queued: true holds the answer (the cache goes on serving requests)
+    ** until the protocol calls cache_release_held(c, req->addr) (GPS: a
+    ** release waits until the remote write queue drained). */
+    bool (*hold_ctrl)(void *pd, cache *c, const mem_msg *req, bool from_top);
 } cache_protocol;
 
 /* Installs a protocol (borrowed; NULL = none). Call before simulating. */

@@ -1,0 +1,67 @@
+#!/bin/bash
+# GPS publish-subscribe replication (src/coh/gps/, docs/gps.md): the GPS
+# workloads verify under every paradigm (automatic and manual subscription,
+# GPS without subscription, memcpy, RDL, UM) on 2 and 4 GPUs of the gps
+# preset (16 GPUs: tests/cli/gps_study.sh); every replica is compared with
+# the host's view, so dropping one publication (gps.test_drop) fails
+# verification; the write queue coalesces (wq_hits) and publishes
+# (publications, published bytes) and subscription tracking leaves pages
+# with fewer subscribers than GPUs; a run is deterministic; bad settings end
+# with one error line and exit 2.
+. "$(dirname "$0")/lib_cli.bash"
+
+optimised_mgsim "gjacobi"
+G="--preset gps --size small --quiet"
+
+expect_exit 2 "$bin" run gjacobi $G --gpus 2 --platform shared
+expect_one_error_line
+expect_in "$ERR" "gps needs platform.type = discrete or unified"
+expect_exit 2 "$bin" run gjacobi $G --gpus 2 --set gps.tlb_entries=30
+expect_one_error_line
+expect_in "$ERR" "multiple of gps.tlb_ways"
+expect_exit 2 "$bin" run gjacobi $G --gpus 2 --set gps.queue_block=96
+expect_one_error_line
+
+names="gjacobi"
+[ -n "${subset:-}" ] || names="gjacobi"
+failed=""
+for w in $names; do
+    for g in 2 4; do
+        for p in 0 1 2 3 4 5; do
+            extra=""
+            [ $p = 5 ] && extra="--set coherence.protocol=nc --set memory.management=migrate"
+            "$bin" run "$w" $G --gpus $g --param paradigm=$p $extra \
+                --db "$TMP/r.db" >"$OUT" 2>"$ERR" || failed="$failed $w/$g/$p"
+        done
+    done
+done
+[ -z "$failed" ] || fail "did not verify:$failed"
+
+# A lost publication leaves one replica stale: verification fails (exit 1).
+expect_exit 1 "$bin" run gjacobi $G --gpus 2 --set gps.test_drop=8000 \
+    --db "$TMP/d.db"
+expect_in "$ERR" "GPS replica of GPU"
+
+# Statistics of the automatic run: coalescing, publications, subscribers.
+expect_exit 0 "$bin" run gjacobi $G --gpus 4 --db "$TMP/s1.db"
+val() { sqlite3 "$1" "select sum(value) from metrics where component like '$2' and metric = '$3'"; }
+hits=$(val "$TMP/s1.db" 'GPU[%].GPS' wq_hits)
+pubs=$(val "$TMP/s1.db" 'GPU[%].GPS' publications)
+bytes=$(val "$TMP/s1.db" 'GPU[%].GPS' published_bytes)
+[ "${hits%.*}" -gt 0 ] || fail "no write-queue hits ($hits)"
+[ "${pubs%.*}" -gt 0 ] || fail "no publications ($pubs)"
+[ "${bytes%.*}" -eq $((${pubs%.*} * 64)) ] || fail "published bytes $bytes != 64 x $pubs"
+mean=$(val "$TMP/s1.db" GPS subscribers_per_page.mean)
+awk -v m="$mean" 'BEGIN { exit !(m >= 1 && m < 4) }' \
+    || fail "mean subscribers per page $mean not below 4 GPUs"
+# Without subscription every page keeps 4 subscribers and publishes more.
+expect_exit 0 "$bin" run gjacobi $G --gpus 4 --param paradigm=2 --db "$TMP/s2.db"
+pubs2=$(val "$TMP/s2.db" 'GPU[%].GPS' publications)
+[ "${pubs2%.*}" -gt "${pubs%.*}" ] || fail "all-to-all published $pubs2 <= $pubs"
+
+# Deterministic: the same run twice gives identical statistics.
+expect_exit 0 "$bin" run gjacobi $G --gpus 4 --db "$TMP/s3.db"
+q="select component, metric, value from metrics where component not like 'run' order by 1, 2"
+[ "$(sqlite3 "$TMP/s1.db" "$q")" = "$(sqlite3 "$TMP/s3.db" "$q")" ] \
+    || fail "two identical runs differ"
+echo ok
