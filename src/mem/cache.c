@@ -1225,6 +1225,12 @@ static bool take_from(cache *c, sim_port *port, uint32_t *budget)
                 break;
             *admitted = m;
         }
+        /* A wave's fence (a flush or invalidation on the top port): the
+        ** protocol may keep it waiting (cache.h, admit_fence). */
+        if (c->proto && c->proto->admit_fence && port == &c->top &&
+            (m->base.type == MEM_FLUSH || m->base.type == MEM_INVALIDATE) &&
+            !c->proto->admit_fence(c->proto_data, c, m))
+            break;
         bool ok;
         switch (m->base.type) {
         case MEM_READ:
@@ -1626,6 +1632,8 @@ uint32_t cache_release_held(cache *c, uint64_t addr)
         comp_wake(&c->base);
     return n;
 }
+
+void cache_wake(cache *c) { comp_wake(&c->base); }
 
 bool cache_send_up(cache *c, mem_msg *m)
 {

@@ -7,7 +7,8 @@
 # verification; the write queue coalesces (wq_hits) and publishes
 # (publications, published bytes) and subscription tracking leaves pages
 # with fewer subscribers than GPUs; a run is deterministic; bad settings end
-# with one error line and exit 2.
+# with one error line and exit 2; litmus tests with GPS pages keep every
+# fenced outcome legal.
 . "$(dirname "$0")/lib_cli.bash"
 
 optimised_mgsim "gjacobi"
@@ -58,6 +59,18 @@ awk -v m="$mean" 'BEGIN { exit !(m >= 1 && m < 4) }' \
 expect_exit 0 "$bin" run gjacobi $G --gpus 4 --param paradigm=2 --db "$TMP/s2.db"
 pubs2=$(val "$TMP/s2.db" 'GPU[%].GPS' publications)
 [ "${pubs2%.*}" -gt "${pubs%.*}" ] || fail "all-to-all published $pubs2 <= $pubs"
+
+# Litmus with x and y in GPS pages (a replica on every GPU): the fenced
+# (system-scope) tests never show a forbidden outcome; without fences the
+# write queue's reordering shows (MP's stale read, SB).
+expect_exit 0 "$bin" litmus all --preset gps --gpus 4 --placement gpu --gps \
+    --fences on --iterations 2000
+expect_in "$OUT" "ok: no forbidden outcome"
+expect_exit 0 "$bin" litmus MP SB --preset gps --gpus 2 --placement gpu --gps \
+    --fences off --iterations 2000
+grep -q "(forbidden with fences; allowed here)" "$OUT" || fail "no weak outcome"
+awk '/allowed here/ && $3 > 0 { n++ } END { exit !(n >= 2) }' "$OUT" \
+    || fail "unfenced MP and SB show no reordering across GPUs"
 
 # Deterministic: the same run twice gives identical statistics.
 expect_exit 0 "$bin" run gjacobi $G --gpus 4 --db "$TMP/s3.db"

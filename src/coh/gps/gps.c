@@ -38,6 +38,7 @@ typedef struct gps_site {
 typedef struct gps_inst {
     gps s;                    /* first: the instance is a gps */
     gps_site *sites;
+    stat_registry *own_stats;
 } gps_inst;
 
 gps *gps_of(coh *c)
@@ -82,6 +83,9 @@ static void *gps_create(const coh_system *sys, sim_engine *eng,
     s->sys = *sys;
     s->eng = eng;
     s->pool = pool;
+    /* Without a registry (litmus runs) the counters go to a private one. */
+    if (!stats)
+        stats = in->own_stats = stat_registry_new();
     s->stats = stats;
     s->page_shift = (unsigned)__builtin_ctzll(sys->gps.page_bytes);
     gps_map_init(&s->rmap, 1024);
@@ -103,6 +107,8 @@ static void gps_destroy(void *pd)
     }
     gps_map_fini(&in->s.rmap);
     free(in->s.pages);
+    if (in->own_stats)
+        stat_registry_free(in->own_stats);
     free(in);
 }
 
@@ -138,16 +144,26 @@ static bool l2_admit(void *pd, cache *c, const mem_msg *req, bool home)
     return true;
 }
 
+/* Kernel end (and copy end, peer release): the CP's flush of an L2 bank
+** is answered once the queue drained and every publication is
+** acknowledged. */
 static bool hold_release(void *pd, cache *c, const mem_msg *req,
                          bool from_top)
 {
     gps_site *t = pd;
     gps_unit *u = t->s->units[t->gpu];
-    /* L1: a wave's fence (top port), not the launch's invalidation; L2:
-    ** the CP's flushes (ctrl port). */
-    if (!u || from_top != !t->l2)
-        return false;
-    return !gps_unit_drained(u, c, req->addr);
+    return u && !from_top && !gps_unit_drained(u, c, req->addr);
+}
+
+/* A wave's fence (system scope, gps.h) starts at its L1 only once the
+** queue drained and every publication is acknowledged: its invalidation
+** then comes after the stores it orders reached every replica. */
+static bool admit_fence(void *pd, cache *c, const mem_msg *req)
+{
+    (void)req;
+    gps_site *t = pd;
+    gps_unit *u = t->s->units[t->gpu];
+    return !u || gps_unit_fence_ready(u, c);
 }
 
 static const cache_protocol l2_hooks = {
@@ -158,7 +174,7 @@ static const cache_protocol l2_hooks = {
 
 static const cache_protocol l1_hooks = {
     .name = "gps-l1",
-    .hold_ctrl = hold_release,
+    .admit_fence = admit_fence,
 };
 
 static void gps_attach(void *pd, cache *c, coh_level level, uint32_t gpu)

@@ -56,5 +56,8 @@ void gps_unit_capture(gps_unit *u, uint32_t page, const mem_msg *m);
 ** acknowledged. If not, the queue drains fully and, once it is empty and
 ** acknowledged, the unit releases the held answer of (c, line). */
 bool gps_unit_drained(gps_unit *u, cache *c, uint64_t line);
+/* A fence at L1 c: true if the unit is drained; else the queue drains and
+** c is woken (cache_wake) once it is. */
+bool gps_unit_fence_ready(gps_unit *u, cache *c);
 
 #endif

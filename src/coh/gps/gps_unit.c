@@ -67,6 +67,7 @@ typedef struct pub {
 typedef struct held_ans {
     cache *c;
     uint64_t line;
+    bool fence;                /* an L1 waiting to start a fence: wake it */
 } held_ans;
 
 struct gps_unit {
@@ -95,7 +96,7 @@ struct gps_unit {
     uint32_t nheld, held_cap;
     /* Statistics. */
     stat_counter *stores, *hits, *allocs, *atomics, *watermark_drains,
-        *release_drains, *releases_waited, *tlb_hits, *tlb_misses, *msgs,
+        *release_drains, *releases_waited, *fences_waited, *tlb_hits, *tlb_misses, *msgs,
         *bytes, *dropped;
     stat_counter *bytes_to[GPS_MAX_GPUS];
 };
@@ -294,8 +295,12 @@ static void advance(pub *p)
 
 static void release_held(gps_unit *u)
 {
-    for (uint32_t i = 0; i < u->nheld; i++)
-        cache_release_held(u->held[i].c, u->held[i].line);
+    for (uint32_t i = 0; i < u->nheld; i++) {
+        if (u->held[i].fence)
+            cache_wake(u->held[i].c);
+        else
+            cache_release_held(u->held[i].c, u->held[i].line);
+    }
     u->nheld = 0;
 }
 
@@ -361,18 +366,35 @@ static bool unit_tick(sim_comp *c)
     return progress;
 }
 
+static void wait_drain(gps_unit *u, cache *c, uint64_t line, bool fence)
+{
+    if (u->nheld == u->held_cap) {
+        u->held_cap = u->held_cap ? 2 * u->held_cap : 16;
+        u->held = mgs_xrealloc(u->held, u->held_cap * sizeof *u->held);
+    }
+    u->held[u->nheld++] = (held_ans){c, line, fence};
+    u->draining = true;
+    comp_wake(&u->base);
+}
+
 bool gps_unit_drained(gps_unit *u, cache *c, uint64_t line)
 {
     if (idle(u))
         return true;
     stat_inc(u->releases_waited);
-    if (u->nheld == u->held_cap) {
-        u->held_cap = u->held_cap ? 2 * u->held_cap : 16;
-        u->held = mgs_xrealloc(u->held, u->held_cap * sizeof *u->held);
-    }
-    u->held[u->nheld++] = (held_ans){c, line};
-    u->draining = true;
-    comp_wake(&u->base);
+    wait_drain(u, c, line, false);
+    return false;
+}
+
+bool gps_unit_fence_ready(gps_unit *u, cache *c)
+{
+    if (idle(u))
+        return true;
+    for (uint32_t i = 0; i < u->nheld; i++)
+        if (u->held[i].c == c && u->held[i].fence)
+            return false;     /* already waiting */
+    stat_inc(u->fences_waited);
+    wait_drain(u, c, 0, true);
     return false;
 }
 
@@ -436,6 +458,7 @@ gps_unit *gps_unit_new(gps *s, uint32_t gpu, const mem_route *route)
         stat_counter_add(st, name, "wq_release_drains", "count");
     u->releases_waited =
         stat_counter_add(st, name, "releases_waited", "count");
+    u->fences_waited = stat_counter_add(st, name, "fences_waited", "count");
     u->tlb_hits = stat_counter_add(st, name, "gps_tlb_hits", "count");
     u->tlb_misses = stat_counter_add(st, name, "gps_tlb_misses", "count");
     u->msgs = stat_counter_add(st, name, "publications", "count");
