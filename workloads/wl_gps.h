@@ -91,6 +91,11 @@ mgs_dptr wl_gps_ptr(const wl_gps *w, const wl_gbuf *b, int p);
 ** synchronisation, and memcpy's broadcast of every written array. */
 int wl_gps_iter_begin(wl_gps *w, int it);
 int wl_gps_iter_end(wl_gps *w, int it);
+/* Between two kernel steps of one iteration: synchronise and, under
+** memcpy, send every part's bytes of b to the other copies (arrays a later
+** step of the same iteration reads; declare them written = false so that
+** wl_gps_iter_end does not send them again). */
+int wl_gps_exchange(wl_gps *w, const wl_gbuf *b);
 /* Copies b back (part p's copy under memcpy: part 0's after the last
 ** broadcast is complete). */
 int wl_gps_download(wl_gps *w, const wl_gbuf *b, void *host);
@@ -98,4 +103,45 @@ int wl_gps_download(wl_gps *w, const wl_gbuf *b, void *host);
 void wl_gps_split(const wl_gps *w, int64_t n, int p, int64_t *begin,
                   int64_t *count);
 
+/* ---- graphs (gpagerank, gsssp) ------------------------------------------
+** A symmetric graph of n vertices in CSR: edges to v +- 1 and v +- w (a
+** w-wide grid: neighbours mostly on the same GPU or the next, the
+** peer-to-peer pattern), plus, with far != 0, one edge from each vertex to
+** a pseudo-random vertex (many-to-many). Weights 1..16 from (seed, edge).
+** The arrays are malloc'ed (free them). */
+typedef struct wl_gps_graph {
+    int64_t n, m;
+    uint32_t *rowp, *col, *wt;
+} wl_gps_graph;
+void wl_gps_graph_make(wl_gps_graph *g, int64_t n, int64_t w, int far,
+                       uint64_t seed);
+void wl_gps_graph_free(wl_gps_graph *g);
+/* The CSR arrays as shared read-only arrays split by vertices (own[p]:
+** part p's vertices), each part also reading its vertices' neighbours. */
+int wl_gps_graph_arrays(wl_gps *w, const wl_gps_graph *g,
+                        const int64_t v0[], const int64_t nv[],
+                        wl_gbuf **rowp, wl_gbuf **col, wl_gbuf **wt);
+/* manual: part p (vertices [v0, v0 + nv)) reads these entries of a
+** per-vertex array of 4-byte values: its own and its neighbours'. */
+void wl_gps_graph_access(const wl_gps_graph *g, wl_gbuf *b, int p,
+                         int64_t v0, int64_t nv);
+
+/* ---- 3-D stencils split by z-planes (gdiff, geqwp, ghit) ------------- */
+typedef struct wl_gps_stencil {
+    const char *name;          /* workload (messages, array names) */
+    const char *kernel;        /* kernel symbol in gps.hsaco */
+    int arrays;                /* 2: in -> out; 3: prev, cur -> next */
+    int comps;                 /* values per cell (planes hold comps x nx*ny) */
+    int halo;                  /* planes read beyond the own ones */
+    float coef[2];             /* the kernel's float arguments */
+    int ncoef;
+    /* CPU reference of one step on the whole grid (in[0] the oldest). */
+    void (*ref)(const float *const *in, float *out, int64_t nx, int64_t ny,
+                int64_t nz, const float *coef);
+} wl_gps_stencil;
+/* Runs the stencil for iters steps on an nx x ny x nz grid (random state
+** in [0, 1)), verifying with relative tolerance rtol. */
+int wl_gps_stencil_run(mgs_rt *rt, const wl_args *a, const wl_gps_stencil *s,
+                       int64_t nx, int64_t ny, int64_t nz, int64_t iters,
+                       int paradigm, float rtol);
 #endif
