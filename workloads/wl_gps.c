@@ -81,7 +81,7 @@ int wl_gps_array(wl_gps *w, const void *host, size_t bytes,
         rc = track(w, b->base);
     for (int p = 0; !rc && host && p < (w->paradigm == WL_GPS_MEMCPY
                                             ? w->ngpu : 1); p++)
-        rc = mgs_memcpy_h2d(rt, wl_gps_ptr(w, b, p), host, bytes);
+        rc = mgs_memcpy_h2d_untimed(rt, wl_gps_ptr(w, b, p), host, bytes);
     *out = b;
     return rc;
 }
@@ -236,7 +236,7 @@ int wl_gps_download(wl_gps *w, const wl_gbuf *b, void *host)
 {
     int rc = wl_sync(&w->c);
     if (!rc)
-        rc = mgs_memcpy_d2h(w->c.rt, host, b->base, b->bytes);
+        rc = mgs_memcpy_d2h_untimed(w->c.rt, host, b->base, b->bytes);
     if (!rc && w->paradigm <= WL_GPS_ALL && w->ngpu > 1 &&
         mgs_gps_active(w->c.rt))
         rc = check_replicas(w, b, host);

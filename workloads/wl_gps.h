@@ -26,7 +26,9 @@
 ** platform that shows one device (unified, shared, monolithic) there is
 ** one part launched over every GPU and the paradigms are plain arrays.
 ** Outside GPS mode (emu, another protocol, one GPU) paradigms 0-2 are
-** ordinary allocations, so every paradigm verifies everywhere.
+** ordinary allocations, so every paradigm verifies everywhere. Inputs go
+** in and results come back untimed (mgs_memcpy_h2d_untimed): the
+** simulated time is the iterations' (kernels and memcpy's broadcasts).
 */
 #ifndef MGS_WORKLOADS_WL_GPS_H
 #define MGS_WORKLOADS_WL_GPS_H

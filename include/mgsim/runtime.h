@@ -62,6 +62,12 @@ int mgs_free(mgs_rt *rt, mgs_dptr p);
 int mgs_memcpy_h2d(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n);
 int mgs_memcpy_d2h(mgs_rt *rt, void *dst, mgs_dptr src, size_t n);
 int mgs_memcpy_d2d(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n);
+/* The same copies with no simulated time, whatever platform.copy_timing
+** says (as instant copies): a study's input preparation and result
+** readback outside what it measures (the GPS workloads, docs/gps.md). */
+int mgs_memcpy_h2d_untimed(mgs_rt *rt, mgs_dptr dst, const void *src,
+                           size_t n);
+int mgs_memcpy_d2h_untimed(mgs_rt *rt, void *dst, mgs_dptr src, size_t n);
 int mgs_memset(mgs_rt *rt, mgs_dptr dst, int value, size_t n);
 
 /* Code objects: a .hsaco file (ELF or clang offload bundle). */
@@ -314,6 +320,10 @@ int mgs_gps_subscribe(mgs_rt *rt, mgs_dptr p, size_t n, int gpu);
 int mgs_gps_unsubscribe(mgs_rt *rt, mgs_dptr p, size_t n, int gpu);
 int mgs_gps_tracking_start(mgs_rt *rt);
 int mgs_gps_tracking_stop(mgs_rt *rt);
+/* Makes the pages of [p, p + n) (inside live allocations) GPS pages as
+** mgs_malloc_gps would have made them (the HIP hint, include/mgsim/
+** hip_gps.h); pages already GPS stay as they are. */
+int mgs_gps_adopt(mgs_rt *rt, mgs_dptr p, size_t n, int flags);
 /* Whether GPS allocations are replicated in this runtime (above). */
 bool mgs_gps_active(mgs_rt *rt);
 /* Verification: reads [src, src + n) as GPU gpu's page table maps it (for

@@ -497,6 +497,23 @@ int mgs_memcpy_d2h(mgs_rt *rt, void *dst, mgs_dptr src, size_t n)
     return rc;
 }
 
+int mgs_memcpy_h2d_untimed(mgs_rt *rt, mgs_dptr dst, const void *src,
+                           size_t n)
+{
+    int rc = timing_sync(rt);
+    if (!rc && !(rc = host_write_now(rt, dst, n)))
+        rc = mgs_devmem_write(&rt->mem, dst, src, n);
+    return gps_host_wrote(rt, dst, n, rc);
+}
+
+int mgs_memcpy_d2h_untimed(mgs_rt *rt, void *dst, mgs_dptr src, size_t n)
+{
+    int rc = timing_sync(rt);
+    if (!rc && !(rc = host_read_now(rt, src, n)))
+        rc = mgs_devmem_read(&rt->mem, src, dst, n);
+    return rc;
+}
+
 /* d2d through a host bounce buffer (memmove order: never overwrites source
 ** bytes not yet read), each chunk a d2h then an h2d: timed through the DMA
 ** engines, or directly on the backing store. A copy never costs n bytes of
@@ -1585,6 +1602,23 @@ int mgs_malloc_gps(mgs_rt *rt, size_t size, int flags, mgs_dptr *out)
     if (s && (rc = gps_drv_alloc(s, &rt->mem, *out, size,
                                  flags & MGS_GPS_MANUAL)))
         mgs_free(rt, *out);
+    return rc;
+}
+
+int mgs_gps_adopt(mgs_rt *rt, mgs_dptr p, size_t n, int flags)
+{
+    if (flags & ~MGS_GPS_MANUAL)
+        return mgs_error_set(MGS_EINVAL, "mgs_gps_adopt: unknown flags 0x%x",
+                             flags);
+    uint8_t probe;
+    int rc = n ? mgs_devmem_read(&rt->mem, p + n - 1, &probe, 1)
+               : mgs_error_set(MGS_EINVAL, "mgs_gps_adopt: empty range");
+    gps *s = rc ? NULL : rt_gps(rt);
+    if (s && !(rc = timing_sync(rt))) {
+        uint64_t page = rt->mem.page_size, lo = p & ~(page - 1);
+        rc = gps_drv_alloc(s, &rt->mem, lo, (p + n + page - 1) / page * page - lo,
+                           flags & MGS_GPS_MANUAL);
+    }
     return rc;
 }
 

@@ -48,6 +48,8 @@ int gps_drv_alloc(gps *s, mgs_devmem *m, uint64_t va, uint64_t size,
         return mgs_error_set(MGS_ECONFIG, "GPS: page size mismatch");
     uint32_t all = (uint32_t)((1ull << s->sys.ngpus) - 1);
     for (uint64_t o = 0; o < size; o += m->page_size) {
+        if (gps_table_find(s, va + o))
+            continue;          /* already GPS */
         gps_page p = {.va = va + o, .subs = all, .manual = manual};
         for (uint32_t g = 0; g < GPS_MAX_GPUS; g++)
             p.pa[g] = GPS_NO_PA;

@@ -43,12 +43,21 @@ uint32_t gps_table_add(gps *s, const gps_page *p)
         s->pages_cap = s->pages_cap ? 2 * s->pages_cap : 64;
         s->pages = mgs_xrealloc(s->pages, s->pages_cap * sizeof *s->pages);
     }
-    uint32_t i = s->npages++;
+    /* Kept in VA order (gps_table_find bisects): an allocation made GPS
+    ** later (mgs_gps_adopt) may lie below pages already there. */
+    uint32_t i = s->npages;
+    while (i > 0 && s->pages[i - 1].va > p->va)
+        i--;
+    memmove(&s->pages[i + 1], &s->pages[i],
+            (s->npages - i) * sizeof *s->pages);
+    s->npages++;
     s->pages[i] = *p;
     count_gps_bit(&s->pages[i]);
-    for (uint32_t g = 0; g < s->sys.ngpus; g++)
-        if (p->pa[g] != GPS_NO_PA)
-            rmap_put(s, p->pa[g] >> s->page_shift, i + 1);
+    /* The reverse map holds indices: renumber the pages that moved. */
+    for (uint32_t k = i; k < s->npages; k++)
+        for (uint32_t g = 0; g < s->sys.ngpus; g++)
+            if (s->pages[k].pa[g] != GPS_NO_PA)
+                rmap_put(s, s->pages[k].pa[g] >> s->page_shift, k + 1);
     return i;
 }
 
