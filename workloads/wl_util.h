@@ -48,7 +48,7 @@
 #include <stdint.h>
 
 #define WL_MAX_PARTS 16
-#define WL_MAX_BUFS 64
+#define WL_MAX_BUFS 128
 
 #define WL_MAX_COPIES 8
 

@@ -62,6 +62,12 @@ int mgs_free(mgs_rt *rt, mgs_dptr p);
 int mgs_memcpy_h2d(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n);
 int mgs_memcpy_d2h(mgs_rt *rt, void *dst, mgs_dptr src, size_t n);
 int mgs_memcpy_d2d(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n);
+/* The same copies with no simulated time, whatever platform.copy_timing
+** says (as instant copies): a study's input preparation and result
+** readback outside what it measures (the GPS workloads, docs/gps.md). */
+int mgs_memcpy_h2d_untimed(mgs_rt *rt, mgs_dptr dst, const void *src,
+                           size_t n);
+int mgs_memcpy_d2h_untimed(mgs_rt *rt, void *dst, mgs_dptr src, size_t n);
 int mgs_memset(mgs_rt *rt, mgs_dptr dst, int value, size_t n);
 
 /* Code objects: a .hsaco file (ELF or clang offload bundle). */
@@ -291,6 +297,41 @@ int mgs_rt_tenants(mgs_rt *rt, mgs_program *const *progs, int n, int qos,
 ** and each GPU keeps its order. src (h2d) must stay valid and dst (d2h)
 ** is written only by then. A copy whose device range is not on one GPU,
 ** and every copy in emu mode or with instant copies, is synchronous. */
+/* ---- GPS: publish-subscribe replication (seed 003; docs/gps.md) -------
+** mgs_malloc_gps allocates in the GPS address space. In timing mode with
+** coherence.protocol = gps and several GPUs every GPU gets its own replica
+** of every page (separate frames) and subscribes: its loads read its
+** replica, its stores are published to the other subscribers' (the remote
+** write queue, drained by kernel end and fences). Elsewhere (emu mode,
+** another protocol, one GPU) it is an ordinary allocation spread over the
+** GPUs: the same results, one copy. flags: MGS_GPS_MANUAL keeps the
+** allocation out of the profiling window (subscriptions by hand).
+** mgs_gps_subscribe / _unsubscribe: GPU gpu (un)subscribes the pages
+** overlapping [p, p + n) (MGS_EINVAL for the last subscriber of a page, or
+** a range outside GPS allocations). mgs_gps_tracking_start / _stop open and
+** close the profiling window (seed 003 §4): at stop, each automatic page
+** keeps the GPUs that accessed it during the window. All of them wait for
+** the launches in flight and are no-ops where GPS is an ordinary
+** allocation. */
+#define MGS_GPS_AUTO 0
+#define MGS_GPS_MANUAL 1
+int mgs_malloc_gps(mgs_rt *rt, size_t size, int flags, mgs_dptr *out);
+int mgs_gps_subscribe(mgs_rt *rt, mgs_dptr p, size_t n, int gpu);
+int mgs_gps_unsubscribe(mgs_rt *rt, mgs_dptr p, size_t n, int gpu);
+int mgs_gps_tracking_start(mgs_rt *rt);
+int mgs_gps_tracking_stop(mgs_rt *rt);
+/* Makes the pages of [p, p + n) (inside live allocations) GPS pages as
+** mgs_malloc_gps would have made them (the HIP hint, include/mgsim/
+** hip_gps.h); pages already GPS stay as they are. */
+int mgs_gps_adopt(mgs_rt *rt, mgs_dptr p, size_t n, int flags);
+/* Whether GPS allocations are replicated in this runtime (above). */
+bool mgs_gps_active(mgs_rt *rt);
+/* Verification: reads [src, src + n) as GPU gpu's page table maps it (for
+** a GPS page its own replica, or the subscriber it reads remotely), after
+** waiting for the launches in flight; no simulated time. */
+int mgs_gps_read_replica(mgs_rt *rt, int gpu, void *dst, mgs_dptr src,
+                         size_t n);
+
 int mgs_memcpy_h2d_async(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n);
 int mgs_memcpy_d2h_async(mgs_rt *rt, void *dst, mgs_dptr src, size_t n);
 

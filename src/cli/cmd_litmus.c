@@ -40,6 +40,8 @@ static void usage(FILE *f)
         "                       (on different GPUs) or both (default: both, gpu\n"
         "                       only with 2 or more GPUs)\n"
         "  --fences F           on, off or both (default: both)\n"
+        "  --gps                x and y are GPS allocations (coherence.protocol\n"
+        "                       = gps: a replica on every GPU, docs/gps.md)\n"
         "  --stress N           stress work-groups per launch (default 4)\n"
         "  --delay N            delays drawn in [0, N] loop iterations (default 512)\n"
         "  --mode emu|timing    simulation mode (default here: timing)\n"
@@ -134,6 +136,8 @@ static int parse(litmus_cli *o, int argc, char **argv, bool *help)
             else
                 return cli_usage_error("litmus: --fences '%s': use on, off or "
                                        "both", v);
+        } else if (!strcmp(argv[i], "--gps")) {
+            o->run.gps = true;
         } else if (cli_is_help(argv[i])) {
             *help = true;
             return MGS_EXIT_OK;

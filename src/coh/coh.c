@@ -14,6 +14,7 @@
 extern const coh_protocol coh_nc;
 extern const coh_protocol coh_halcone;
 extern const coh_protocol coh_dir, coh_hmg, coh_rec; /* src/coh/dir/ */
+extern const coh_protocol coh_gps;                  /* src/coh/gps/ */
 
 static const coh_protocol *const protocols[] = {
     &coh_nc,
@@ -21,6 +22,7 @@ static const coh_protocol *const protocols[] = {
     &coh_dir,
     &coh_hmg,
     &coh_rec,
+    &coh_gps,
 };
 
 #define NBUILTIN (sizeof protocols / sizeof protocols[0])

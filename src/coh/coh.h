@@ -126,6 +126,18 @@ typedef struct coh_dir_params {
     uint32_t inv_credits;     /* invalidations in flight per peer (0 = 16) */
 } coh_dir_params;
 
+/* Parameters of GPS (the [gps] keys, keys.def; src/coh/gps/gps.h). */
+typedef struct coh_gps_params {
+    uint32_t queue_entries;   /* remote write queue entries per GPU */
+    uint32_t queue_block;     /* bytes per queue entry (block) */
+    uint32_t tlb_entries;     /* GPS-TLB entries */
+    uint32_t tlb_ways;
+    uint32_t walk_latency;    /* cycles of a GPS page-table walk */
+    uint64_t page_bytes;      /* gpu.page_size */
+    uint64_t test_drop;       /* tests: drop the n-th publication (0 none) */
+    mgs_time period;          /* the GPU's clock (ps) */
+} coh_gps_params;
+
 /* What a protocol may know about the machine it runs on. */
 typedef struct coh_system {
     uint32_t ngpus;           /* GPU models (monolithic: 1) */
@@ -138,6 +150,7 @@ typedef struct coh_system {
     coh_remote_cache remote_cache;
     coh_ts_params ts;         /* timestamp protocols' keys */
     coh_dir_params dir;       /* directory protocols' keys */
+    coh_gps_params gps;       /* GPS's keys */
     uint32_t l2_banks;        /* per GPU */
     uint32_t l2_interleave;   /* bytes: address a is in bank
                                  (a / l2_interleave) % l2_banks */
@@ -200,6 +213,13 @@ typedef struct coh_protocol {
     ** directory's invalidations travel there), or NULL. Called once per
     ** GPU after every GPU is built. */
     sim_port *(*network_port)(void *pd, uint32_t gpu);
+    /* Optional: called once per GPU once it is built, with its crossbar
+    ** (where the L1s, the L2 banks and the RDMA engine meet) and the route
+    ** every L1 uses (local addresses to the L2 banks, remote ones to the
+    ** RDMA engine): a protocol's own requester (GPS's publisher) plugs a
+    ** port there and sends physical requests by that route. */
+    void (*xbar_port)(void *pd, uint32_t gpu, sim_conn *xbar,
+                      const mem_route *route);
 } coh_protocol;
 
 /* An instance: the protocol and its private data, shared by every GPU of

@@ -129,6 +129,19 @@ typedef struct run_state {
     wl_rng rng;
 } run_state;
 
+
+/* --gps: a location as a GPS allocation, owned by the context like
+** wl_alloc's. */
+static int gps_alloc(wl_ctx *c, size_t bytes, mgs_dptr *out)
+{
+    if (c->nbufs == WL_MAX_BUFS)
+        return mgs_error_set(MGS_EINTERNAL, "litmus: too many buffers");
+    int rc = mgs_malloc_gps(c->rt, bytes, MGS_GPS_MANUAL, out);
+    if (rc == MGS_OK)
+        c->bufs[c->nbufs++] = *out;
+    return rc;
+}
+
 static int setup(run_state *s, mgs_rt *rt)
 {
     char name[64];
@@ -144,8 +157,10 @@ static int setup(run_state *s, mgs_rt *rt)
     size_t loc = inst / LINE_INSTANCES * STRIDE_BYTES;
     size_t wgs = (size_t)o->groups * LITMUS_MAX_THREADS + o->stress_wgs;
     for (int g = 0; g < s->ngpus && rc == MGS_OK; g++) {
-        if ((rc = wl_alloc(&s->c, g, loc, &s->x[g])) ||
-            (rc = wl_alloc(&s->c, g, loc, &s->y[g])) ||
+        if ((rc = o->gps ? gps_alloc(&s->c, loc, &s->x[g])
+                         : wl_alloc(&s->c, g, loc, &s->x[g])) ||
+            (rc = o->gps ? gps_alloc(&s->c, loc, &s->y[g])
+                         : wl_alloc(&s->c, g, loc, &s->y[g])) ||
             (rc = wl_alloc(&s->c, g, (PLAN_HEADER + wgs * 2) *
                            sizeof(uint32_t), &s->plan[g])))
             break;

@@ -55,6 +55,9 @@ typedef struct litmus_opts {
     uint32_t max_delay;          /* delay loop iterations, drawn in [0, max] */
     uint32_t stress_wgs;         /* stress work-groups per launch */
     uint32_t stress_iters;       /* accesses of each stress lane */
+    bool gps;                    /* x and y are GPS allocations
+                                    (mgs_malloc_gps: a replica on every GPU,
+                                    docs/gps.md) */
 } litmus_opts;
 
 typedef struct litmus_result {

@@ -284,6 +284,16 @@ static uint64_t *line_meta(cache *c, uint64_t addr, int64_t fi)
                                                         : NULL;
 }
 
+/* Keeps rsp (for via) until cache_release_held names line. */
+static void hold_rsp(cache *c, mem_msg *rsp, sim_port *via, uint64_t line)
+{
+    if (c->held_count == c->held_cap) {
+        c->held_cap = c->held_cap ? 2 * c->held_cap : 16;
+        c->held = mgs_xrealloc(c->held, c->held_cap * sizeof *c->held);
+    }
+    c->held[c->held_count++] = (cache_held){rsp, via, line, 0, false};
+}
+
 /* Queues the response rsp to req from above (fi: the frame it came from,
 ** -1 none, FRAME_LOOKUP unknown), letting the protocol stamp it. */
 static void answer_up(cache *c, mem_msg *rsp, const mem_msg *req, int64_t fi)
@@ -295,13 +305,7 @@ static void answer_up(cache *c, mem_msg *rsp, const mem_msg *req, int64_t fi)
                                  line_meta(c, req->addr, fi), rsp, req);
         if (c->proto->hold && c->proto->hold(c->proto_data, c, line, rsp,
                                              req)) {
-            if (c->held_count == c->held_cap) {
-                c->held_cap = c->held_cap ? 2 * c->held_cap : 16;
-                c->held = mgs_xrealloc(c->held,
-                                       c->held_cap * sizeof *c->held);
-            }
-            c->held[c->held_count++] = (cache_held){rsp, &c->top, line, 0,
-                                                    false};
+            hold_rsp(c, rsp, &c->top, line);
             return;
         }
     }
@@ -1127,7 +1131,12 @@ static bool ctrl_finish(cache *c)
     stat_inc(flush ? c->flushes : c->invalidations);
     if (c->proto && c->proto->on_ctrl)
         c->proto->on_ctrl(c->proto_data, c, req);
-    push_rsp(c, mem_msg_response(c->pool, req), c->ctrl_via);
+    mem_msg *rsp = mem_msg_response(c->pool, req);
+    if (c->proto && c->proto->hold_ctrl &&
+        c->proto->hold_ctrl(c->proto_data, c, req, c->ctrl_via == &c->top))
+        hold_rsp(c, rsp, c->ctrl_via, cache_line_addr(c, req->addr));
+    else
+        push_rsp(c, rsp, c->ctrl_via);
     c->ctrl_req = NULL;
     c->ctrl_via = NULL;
     c->ctrl_state = CTRL_IDLE;
@@ -1216,6 +1225,12 @@ static bool take_from(cache *c, sim_port *port, uint32_t *budget)
                 break;
             *admitted = m;
         }
+        /* A wave's fence (a flush or invalidation on the top port): the
+        ** protocol may keep it waiting (cache.h, admit_fence). */
+        if (c->proto && c->proto->admit_fence && port == &c->top &&
+            (m->base.type == MEM_FLUSH || m->base.type == MEM_INVALIDATE) &&
+            !c->proto->admit_fence(c->proto_data, c, m))
+            break;
         bool ok;
         switch (m->base.type) {
         case MEM_READ:
@@ -1617,6 +1632,8 @@ uint32_t cache_release_held(cache *c, uint64_t addr)
         comp_wake(&c->base);
     return n;
 }
+
+void cache_wake(cache *c) { comp_wake(&c->base); }
 
 bool cache_send_up(cache *c, mem_msg *m)
 {

@@ -184,6 +184,18 @@ typedef struct cache_protocol {
     ** only once its invalidations are acknowledged). */
     bool (*hold)(void *pd, cache *c, uint64_t line_addr, const mem_msg *rsp,
                  const mem_msg *req);
+    /* A flush or invalidation (req; from_top: a wave's fence on the top
+    ** port, else the ctrl port) is done and its MEM_CTRL_RSP about to be
+    ** queued: true holds the answer (the cache goes on serving requests)
+    ** until the protocol calls cache_release_held(c, req->addr) (GPS: a
+    ** release waits until the remote write queue drained). */
+    bool (*hold_ctrl)(void *pd, cache *c, const mem_msg *req, bool from_top);
+    /* A wave's fence (MEM_FLUSH / MEM_INVALIDATE on the top port) is at
+    ** the head of the port: false leaves it (and everything behind it)
+    ** there until the protocol calls cache_wake (GPS: a system-scope
+    ** fence starts only once the remote write queue drained, so its
+    ** invalidation comes after the publications it waited for). */
+    bool (*admit_fence)(void *pd, cache *c, const mem_msg *req);
 } cache_protocol;
 
 /* Installs a protocol (borrowed; NULL = none). Call before simulating. */
@@ -222,6 +234,8 @@ uint32_t cache_room_up(const cache *c);
 /* Queues every response held (hold hook) for addr's line, in the order
 ** they were held, hit_latency cycles from now. Returns how many. */
 uint32_t cache_release_held(cache *c, uint64_t addr);
+/* Makes the cache look at its ports again (after admit_fence said no). */
+void cache_wake(cache *c);
 /* Whether addr's line is remote for this cache (its policy). */
 bool cache_line_is_remote(const cache *c, uint64_t addr);
 

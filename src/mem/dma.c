@@ -362,6 +362,7 @@ static bool take_answers(dma_engine *d, sim_port *port)
             w->flags = cmd->dst_space != DMA_SPACE_DEVICE ? 0
                        : d->cfg.device_noalloc ? MEM_F_PHYS | MEM_F_NOALLOC
                                                : MEM_F_PHYS;
+            w->flags |= MEM_F_COPY;
             w->gpu = d->cfg.gpu;
             w->origin = s;
             w->issue_time = eng_now(d->base.eng);

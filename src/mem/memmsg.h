@@ -83,6 +83,10 @@ typedef enum mem_msg_type {
                                        sends it below without allocating
                                        (a DMA copy writing memory) */
 #define MEM_F_TC         (1u << 8)  /* tc holds a PCIe traffic class */
+#define MEM_F_GPS_PUB    (1u << 9)  /* a GPS publication to a replica (not
+                                       published again; src/coh/gps/) */
+#define MEM_F_COPY       (1u << 10) /* written by a DMA engine (a runtime
+                                       copy), not by a kernel */
 #define MEM_F_XWRITE     (1u << 14) /* XLATE (and the walker's fault): the
                                        translation is for a write or atomic,
                                        so a read-only mapping does not do */

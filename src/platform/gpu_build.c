@@ -551,6 +551,8 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
                           c->l2_tlb.page_bytes);
 
     g->l1_route = to_l2;
+    if (c->coh && c->coh->proto->xbar_port)
+        c->coh->proto->xbar_port(c->coh->pd, (uint32_t)gi, g->xbar, &to_l2);
     g->nsas = c->num_cus / c->cus_per_sa;
     g->sas = mgs_xcalloc(g->nsas, sizeof *g->sas);
     g->cus = mgs_xcalloc(c->num_cus, sizeof *g->cus);

@@ -93,6 +93,10 @@ void platform_config_default(platform_config *c)
     snprintf(c->host_link, sizeof c->host_link, "auto");
     /* keys.def [directory] */
     c->coh_dir = (coh_dir_params){.entries = 8192, .ways = 8};
+    /* keys.def [gps] */
+    c->coh_gps = (coh_gps_params){.queue_entries = 512, .queue_block = 128,
+                                  .tlb_entries = 32, .tlb_ways = 8,
+                                  .walk_latency = 100};
     um_config_default(&c->um);
 }
 
@@ -165,6 +169,13 @@ void platform_config_from(platform_config *c, const mgs_config *k)
         .tsu_entries = (uint32_t)k->halcone_tsu_entries,
         .tsu_latency = (uint32_t)k->halcone_tsu_latency,
         .ts_max = (uint32_t)k->halcone_ts_max};
+    c->coh_gps = (coh_gps_params){
+        .queue_entries = (uint32_t)k->gps_queue_entries,
+        .queue_block = (uint32_t)k->gps_queue_block,
+        .tlb_entries = (uint32_t)k->gps_tlb_entries,
+        .tlb_ways = (uint32_t)k->gps_tlb_ways,
+        .walk_latency = (uint32_t)k->gps_walk_latency,
+        .test_drop = k->gps_test_drop};
     c->coh_dir = (coh_dir_params){
         .entries = (uint32_t)k->directory_entries,
         .ways = (uint32_t)k->directory_ways,
@@ -203,6 +214,9 @@ void platform_coh_system(const platform_config *c, coh_system *out)
     out->remote_cache = c->remote_cache;
     out->ts = c->coh_ts;
     out->dir = c->coh_dir;
+    out->gps = c->coh_gps;
+    out->gps.page_bytes = c->gpu.mmu.page_bytes;
+    out->gps.period = c->gpu.period;
     out->l2_banks = c->gpu.l2_banks;
     out->l2_interleave = (uint32_t)c->gpu.l2_interleave;
 }

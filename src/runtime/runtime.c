@@ -48,6 +48,7 @@
 */
 #include "mgsim/runtime.h"
 
+#include "coh/gps/gps.h"
 #include "config/config.h"
 #include "gcn3/codeobj.h"
 #include "gcn3/emu.h"
@@ -124,6 +125,9 @@ struct mgs_rt {
 
 /* Timing mode: waits for every posted launch (no-op otherwise). */
 static int timing_sync(mgs_rt *rt);
+/* GPS: the host wrote [va, va + n); other replicas follow (no-op without
+** GPS pages there). */
+static int gps_host_wrote(mgs_rt *rt, mgs_dptr va, size_t n, int rc);
 /* Timing mode: builds the platform model if it does not exist yet. */
 static int timing_ensure(mgs_rt *rt);
 
@@ -482,7 +486,7 @@ int mgs_memcpy_h2d(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n)
         rc = mgs_devmem_write(&rt->mem, dst, src, n);
     if (!rc)
         count_copy(rt, n);
-    return rc;
+    return gps_host_wrote(rt, dst, n, rc);
 }
 
 int mgs_memcpy_d2h(mgs_rt *rt, void *dst, mgs_dptr src, size_t n)
@@ -496,6 +500,23 @@ int mgs_memcpy_d2h(mgs_rt *rt, void *dst, mgs_dptr src, size_t n)
         rc = mgs_devmem_read(&rt->mem, src, dst, n);
     if (!rc)
         count_copy(rt, n);
+    return rc;
+}
+
+int mgs_memcpy_h2d_untimed(mgs_rt *rt, mgs_dptr dst, const void *src,
+                           size_t n)
+{
+    int rc = timing_sync(rt);
+    if (!rc && !(rc = host_write_now(rt, dst, n)))
+        rc = mgs_devmem_write(&rt->mem, dst, src, n);
+    return gps_host_wrote(rt, dst, n, rc);
+}
+
+int mgs_memcpy_d2h_untimed(mgs_rt *rt, void *dst, mgs_dptr src, size_t n)
+{
+    int rc = timing_sync(rt);
+    if (!rc && !(rc = host_read_now(rt, src, n)))
+        rc = mgs_devmem_read(&rt->mem, src, dst, n);
     return rc;
 }
 
@@ -547,7 +568,7 @@ int mgs_memcpy_d2d(mgs_rt *rt, mgs_dptr dst, mgs_dptr src, size_t n)
              : bounce_copy(rt, dst, src, n, host_copies_timed(rt));
     if (!rc)
         count_copy(rt, n);
-    return rc;
+    return gps_host_wrote(rt, dst, n, rc);
 }
 
 int mgs_memset(mgs_rt *rt, mgs_dptr dst, int value, size_t n)
@@ -555,7 +576,9 @@ int mgs_memset(mgs_rt *rt, mgs_dptr dst, int value, size_t n)
     int rc = timing_sync(rt);
     if (!rc)
         rc = host_write_now(rt, dst, n);
-    return rc ? rc : mgs_devmem_fill(&rt->mem, dst, (uint8_t)value, n);
+    if (!rc)
+        rc = mgs_devmem_fill(&rt->mem, dst, (uint8_t)value, n);
+    return gps_host_wrote(rt, dst, n, rc);
 }
 
 /* ---- modules and kernels ---- */
@@ -1598,4 +1621,97 @@ int mgs_memcpy_h2d_async(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n)
 int mgs_memcpy_d2h_async(mgs_rt *rt, void *dst, mgs_dptr src, size_t n)
 {
     return async_copy(rt, MGS_TIMING_D2H, (uint64_t)(uintptr_t)dst, src, n);
+}
+
+/* ---- GPS (include/mgsim/runtime.h; src/coh/gps/gps.h) ---- */
+
+/* The GPS instance when GPS allocations are replicated, else NULL. */
+static gps *rt_gps(mgs_rt *rt)
+{
+    const mgs_config *k = rt->opt.config;
+    if (rt->opt.mode != MGS_MODE_TIMING || rt->opt.num_gpus < 2 || !k ||
+        strcmp(k->coherence_protocol, "gps") || timing_ensure(rt))
+        return NULL;
+    return gps_of(platform_coh(mgs_timing_platform(rt->timing)));
+}
+
+bool mgs_gps_active(mgs_rt *rt) { return rt_gps(rt) != NULL; }
+
+static int gps_host_wrote(mgs_rt *rt, mgs_dptr va, size_t n, int rc)
+{
+    gps *s = rc || !rt->timing ? NULL : rt_gps(rt);
+    return s && n ? gps_drv_host_wrote(s, &rt->mem, va, n) : rc;
+}
+
+int mgs_malloc_gps(mgs_rt *rt, size_t size, int flags, mgs_dptr *out)
+{
+    if (flags & ~MGS_GPS_MANUAL)
+        return mgs_error_set(MGS_EINVAL, "mgs_malloc_gps: unknown flags 0x%x",
+                             flags);
+    int rc = mgs_malloc(rt, MGS_GPU_ALL, size, out);
+    gps *s = rc ? NULL : rt_gps(rt);
+    if (s && (rc = gps_drv_alloc(s, &rt->mem, *out, size,
+                                 flags & MGS_GPS_MANUAL)))
+        mgs_free(rt, *out);
+    return rc;
+}
+
+int mgs_gps_adopt(mgs_rt *rt, mgs_dptr p, size_t n, int flags)
+{
+    if (flags & ~MGS_GPS_MANUAL)
+        return mgs_error_set(MGS_EINVAL, "mgs_gps_adopt: unknown flags 0x%x",
+                             flags);
+    uint8_t probe;
+    int rc = n ? mgs_devmem_read(&rt->mem, p + n - 1, &probe, 1)
+               : mgs_error_set(MGS_EINVAL, "mgs_gps_adopt: empty range");
+    gps *s = rc ? NULL : rt_gps(rt);
+    if (s && !(rc = timing_sync(rt))) {
+        uint64_t page = rt->mem.page_size, lo = p & ~(page - 1);
+        rc = gps_drv_alloc(s, &rt->mem, lo, (p + n + page - 1) / page * page - lo,
+                           flags & MGS_GPS_MANUAL);
+    }
+    return rc;
+}
+
+static int gps_subscription(mgs_rt *rt, mgs_dptr p, size_t n, int gpu,
+                            bool on)
+{
+    gps *s = rt_gps(rt);
+    int rc = s ? timing_sync(rt) : MGS_OK;
+    return s && !rc ? gps_drv_subscription(s, &rt->mem, p, n, gpu, on) : rc;
+}
+
+int mgs_gps_subscribe(mgs_rt *rt, mgs_dptr p, size_t n, int gpu)
+{
+    return gps_subscription(rt, p, n, gpu, true);
+}
+
+int mgs_gps_unsubscribe(mgs_rt *rt, mgs_dptr p, size_t n, int gpu)
+{
+    return gps_subscription(rt, p, n, gpu, false);
+}
+
+int mgs_gps_tracking_start(mgs_rt *rt)
+{
+    gps *s = rt_gps(rt);
+    int rc = s ? timing_sync(rt) : MGS_OK;
+    if (s && !rc)
+        gps_tracking_set(s, true);
+    return rc;
+}
+
+int mgs_gps_tracking_stop(mgs_rt *rt)
+{
+    gps *s = rt_gps(rt);
+    int rc = s ? timing_sync(rt) : MGS_OK;
+    return s && !rc ? gps_drv_tracking_stop(s, &rt->mem) : rc;
+}
+
+int mgs_gps_read_replica(mgs_rt *rt, int gpu, void *dst, mgs_dptr src,
+                         size_t n)
+{
+    if (gpu < 0 || gpu >= rt->opt.num_gpus)
+        return mgs_error_set(MGS_EINVAL, "read replica: no GPU %d", gpu);
+    int rc = timing_sync(rt);
+    return rc ? rc : mgs_devmem_read_as(&rt->mem, gpu, src, dst, n);
 }
