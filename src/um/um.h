@@ -61,6 +61,8 @@ typedef struct um_config {
     uint64_t pasi_initial;    /* largest piece (bytes) */
     uint64_t pasi_min;        /* smallest piece (bytes; below the page size:
                                  the page) */
+    mgs_time pasi_merge_hold; /* a split piece merges only this long after
+                                 (esi_dir_set_merge_hold) */
     uint32_t piece_pages;     /* pages of the largest piece (1 unless pasi;
                                  set by the platform) */
     mgs_time fault_latency;   /* 0 = modelled; else fixed service time */
