@@ -1166,6 +1166,32 @@ int mgs_rt_member_info(const mgs_rt *rt, int gpu, mgs_rt_member *out)
     return MGS_OK;
 }
 
+/* mgs_rt_place with migrating pages: va's page, just moved to a frame on
+** gpu, is mapped (writable) by gpu's table only, if any GPU's table
+** mapped it (a page no GPU maps, managed or first-touch, stays so). */
+static int place_resident(mgs_rt *rt, uint64_t va, int gpu)
+{
+    int fg;
+    uint32_t frame;
+    bool mapped = false;
+    int rc = mgs_devmem_page_frame(&rt->mem, MGS_DEVMEM_HOST, va, &fg,
+                                   &frame);
+    for (int t = 0; !rc && t < rt->opt.num_gpus; t++) {
+        int g;
+        uint32_t f;
+        if (mgs_devmem_page_frame(&rt->mem, t, va, &g, &f) != MGS_OK)
+            continue;
+        mapped = true;
+        if (t != gpu)
+            rc = mgs_devmem_unmap(&rt->mem, t, va);
+    }
+    if (!rc && mapped)
+        rc = mgs_devmem_map(&rt->mem, gpu, va, fg, frame);
+    if (!rc && mapped)
+        rc = mgs_devmem_set_readonly(&rt->mem, gpu, va, false);
+    return rc;
+}
+
 int mgs_rt_place(mgs_rt *rt, mgs_dptr p, size_t n, int gpu)
 {
     int rc = member_check(rt, "place", gpu);
@@ -1186,6 +1212,11 @@ int mgs_rt_place(mgs_rt *rt, mgs_dptr p, size_t n, int gpu)
                                  (unsigned long long)va);
     if ((rc = timing_sync(rt)))
         return rc;
+    /* Pages that migrate (memory.management != none): only the holder's
+    ** table maps a page, so the placed page's mapping moves from the old
+    ** holder's table to gpu's (move_page alone would leave the old holder
+    ** mapping the new frame and gpu faulting on its own page). */
+    bool resident = buffer_mapping(rt, gpu, false) == MGS_MAP_RESIDENT;
     for (uint64_t va = p; va < p + n && !rc; va += ps) {
         if (mgs_devmem_gpu_of(&rt->mem, va) == gpu)
             continue;
@@ -1195,7 +1226,18 @@ int mgs_rt_place(mgs_rt *rt, mgs_dptr p, size_t n, int gpu)
         if (!(rc = host_write_now(rt, va, ps)) &&
             !(rc = mgs_devmem_move_page(&rt->mem, va, gpu, true)))
             rc = host_write_later(rt, va, ps);
+        if (!rc && resident)
+            rc = place_resident(rt, va, gpu);
     }
+    if (!rc && resident && rt->timing)
+        mgs_timing_placed(rt->timing, p, n, gpu);
+    /* pasi: the placed pages' largest pieces get their TLB reach back */
+    const mgs_config *k = rt->opt.config;
+    if (!rc && resident && !strcmp(k->memory_management, "pasi") &&
+        k->memory_pasi_initial > ps)
+        mgs_devmem_tag_runs(&rt->mem, p, n,
+                            (unsigned)__builtin_ctzll(k->memory_pasi_initial /
+                                                      ps));
     return rc;
 }
 

@@ -842,6 +842,13 @@ static void host_writes(mgs_timing *t, uint64_t va, uint64_t n)
         um_migrator_host_write(u, va, n);
 }
 
+void mgs_timing_placed(mgs_timing *t, uint64_t va, uint64_t n, int gpu)
+{
+    struct um_migrator *u = platform_um(t->plat);
+    if (u)
+        um_migrator_placed(u, va, n, gpu);
+}
+
 int mgs_timing_host_write(mgs_timing *t, uint64_t va, uint64_t n, bool now)
 {
     host_writes(t, va, n);

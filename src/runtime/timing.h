@@ -144,6 +144,9 @@ bool mgs_timing_has_dma(const mgs_timing *t);
 ** unmapped page. */
 int mgs_timing_host_write(mgs_timing *t, uint64_t va, uint64_t n, bool now);
 int mgs_timing_host_read(mgs_timing *t, uint64_t va, uint64_t n);
+/* The runtime placed [va, va + n) on gpu (mgs_rt_place, whole pages, its
+** tables already changed): the migrator's directory follows (um.h). */
+void mgs_timing_placed(mgs_timing *t, uint64_t va, uint64_t n, int gpu);
 
 /* Progress while the engine runs (read by the live progress line; no
 ** effect on the simulation): work-groups done and total of the launches

@@ -878,6 +878,19 @@ void um_migrator_host_write(um_migrator *m, uint64_t va, uint64_t n)
     }
 }
 
+void um_migrator_placed(um_migrator *m, uint64_t va, uint64_t n, int gpu)
+{
+    mgs_time now = eng_now(m->base.eng);
+    for (uint64_t p = page_of(m, va); p < va + n; p += page_bytes(m)) {
+        uint64_t vpn = p >> m->page_shift;
+        if (!esi_dir_known(m->dir, vpn))
+            continue;
+        while (esi_dir_split(m->dir, vpn, now))
+            ;
+        esi_dir_seed(m->dir, vpn, 0, gpu);
+    }
+}
+
 void um_migrator_set_pmcs(um_migrator *m, sim_port *const *pmc_ctl,
                           uint32_t n)
 {

@@ -385,6 +385,39 @@ static void test_pasi_merge_hold_bounds_churn(void **state)
     assert_true(faults < faults0 * 1.05);
 }
 
+/* The Locality API's placement under migrating pages (mgs_rt_place): aes
+** is partitioned, so with each member's blocks placed on it no GPU
+** faults, under pasi, esi and migrate, while the plain variant on
+** interleaved pages faults (the placed pages used to stay mapped by their
+** old holder only: every GPU faulted on its own pages). */
+static void test_placement_under_migration(void **state)
+{
+    (void)state;
+    static const char *const schemes[] = {"memory.management=pasi",
+                                          "memory.management=esi",
+                                          "memory.management=migrate"};
+    for (int i = 0; i < 3; i++)
+        for (int loc = 0; loc <= 1; loc++) {
+            const char *sets[] = {"sim.mode=timing", schemes[i],
+                                  "platform.type=unified",
+                                  "platform.placement=interleaved", NULL};
+            rt_rig r;
+            rt_rig_configure(&r, sets);
+            rt_rig_start(&r, MGS_MODE_TIMING, 4, 256ull << 20, "unified");
+            const mgs_workload *wl = wl_find("aes");
+            wl_args a;
+            suite_args(wl, &a, 4, 1);
+            a.param[suite_param_index(wl, "locality")] = loc;
+            assert_int_equal(wl->run(r.rt, &a), MGS_OK);
+            double faults = stat_of(&r, "UM.Migrator", "faults");
+            if (loc)
+                assert_true(faults == 0);
+            else
+                assert_true(faults > 10);
+            rt_rig_fini(&r);
+        }
+}
+
 /* The merge hold in the directory: halves split at t join only from
 ** t + hold on; a joined piece keeps the later split time. */
 static void test_dir_merge_hold(void **state)
@@ -426,6 +459,7 @@ int main(void)
         cmocka_unit_test(test_broken_invalidate_fails),
         cmocka_unit_test(test_pasi_splits_and_breaks),
         cmocka_unit_test(test_pasi_merge_hold_bounds_churn),
+        cmocka_unit_test(test_placement_under_migration),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
