@@ -29,16 +29,11 @@
 
 enum { N = 64 << 10, WG = 256, COPY = 512 << 10 };
 
-typedef struct vecadd_args {
-    mgs_dptr a, b, c;
-    uint32_t n;
-} vecadd_args;
-
 typedef struct rig {
     rt_rig env;
     mgs_rt *rt;
     mgs_kernel *k;
-    vecadd_args args;
+    rt_vecadd_args args;
     mgs_dptr x, y;                     /* COPY bytes each */
     float a[N], b[N], c[N];
     uint8_t hx[COPY], hy[COPY], back[COPY];
@@ -116,75 +111,64 @@ static void check_copy(rig *r, mgs_dptr d, const uint8_t *want)
     assert_memory_equal(r->back, want, COPY);
 }
 
-/* (copy, kernel) on one stream, then on two: returns seq / par. */
-static double copy_kernel_ratio(rig *r, mgs_time *seq_out, mgs_time *par_out)
+/* A copy of hx into x on stream 1 and vecadd on stream ks, from zeroed
+** outputs; returns the simulated time, checks both results. */
+static mgs_time copy_and_kernel(rig *r, uint32_t ks)
 {
+    assert_int_equal(mgs_memset(r->rt, r->args.c, 0, sizeof r->c), MGS_OK);
+    assert_int_equal(mgs_memset(r->rt, r->x, 0, COPY), MGS_OK);
     mgs_rt_totals t0;
     mgs_rt_totals_get(r->rt, &t0);
     assert_int_equal(mgs_memcpy_h2d_stream(r->rt, 1, r->x, r->hx, COPY),
                      MGS_OK);
-    launch(r, 1);
+    launch(r, ks);
     assert_int_equal(mgs_synchronize(r->rt), MGS_OK);
-    mgs_time seq = elapsed(r, &t0);
+    mgs_time t = elapsed(r, &t0);
     check_sum(r);
     check_copy(r, r->x, r->hx);
-    /* the same work, new bytes, on two streams */
-    assert_int_equal(mgs_memset(r->rt, r->args.c, 0, sizeof r->c), MGS_OK);
-    assert_int_equal(mgs_memset(r->rt, r->x, 0, COPY), MGS_OK);
-    mgs_rt_totals_get(r->rt, &t0);
-    assert_int_equal(mgs_memcpy_h2d_stream(r->rt, 1, r->x, r->hx, COPY),
-                     MGS_OK);
-    launch(r, 2);
-    assert_int_equal(mgs_synchronize(r->rt), MGS_OK);
-    mgs_time par = elapsed(r, &t0);
-    check_sum(r);
-    check_copy(r, r->x, r->hx);
-    *seq_out = seq;
-    *par_out = par;
-    return (double)seq / (double)par;
+    return t;
 }
 
 static void test_copy_overlaps_kernel(void **state)
 {
     (void)state;
     rig *r = rig_new();
-    mgs_time seq, par;
-    double ratio = copy_kernel_ratio(r, &seq, &par);
+    mgs_time seq = copy_and_kernel(r, 1), par = copy_and_kernel(r, 2);
+    double ratio = (double)seq / (double)par;
     printf("copy+kernel: one stream %.2f us, two streams %.2f us (%.2fx)\n",
            seq / 1e6, par / 1e6, ratio);
     assert_true(ratio > 1.3);
     rig_free(r);
 }
 
+/* An h2d of hx into x on stream 1 and a d2h of y on stream ds, from
+** zeroed outputs; returns the simulated time, checks both results. */
+static mgs_time h2d_and_d2h(rig *r, uint32_t ds)
+{
+    uint8_t *got = calloc(1, COPY);
+    assert_int_equal(mgs_memset(r->rt, r->x, 0, COPY), MGS_OK);
+    mgs_rt_totals t0;
+    mgs_rt_totals_get(r->rt, &t0);
+    assert_int_equal(mgs_memcpy_h2d_stream(r->rt, 1, r->x, r->hx, COPY),
+                     MGS_OK);
+    assert_int_equal(mgs_memcpy_d2h_stream(r->rt, ds, got, r->y, COPY),
+                     MGS_OK);
+    assert_int_equal(mgs_synchronize(r->rt), MGS_OK);
+    mgs_time t = elapsed(r, &t0);
+    assert_memory_equal(got, r->hy, COPY);
+    check_copy(r, r->x, r->hx);
+    free(got);
+    return t;
+}
+
 static void test_h2d_overlaps_d2h(void **state)
 {
     (void)state;
     rig *r = rig_new();
-    mgs_rt_totals t0;
-    mgs_rt_totals_get(r->rt, &t0);
-    uint8_t *got = calloc(1, COPY);
-    assert_int_equal(mgs_memcpy_h2d_stream(r->rt, 1, r->x, r->hx, COPY),
-                     MGS_OK);
-    assert_int_equal(mgs_memcpy_d2h_stream(r->rt, 1, got, r->y, COPY),
-                     MGS_OK);
-    assert_int_equal(mgs_synchronize(r->rt), MGS_OK);
-    mgs_time seq = elapsed(r, &t0);
-    assert_memory_equal(got, r->hy, COPY);
-    memset(got, 0, COPY);
-    assert_int_equal(mgs_memset(r->rt, r->x, 0, COPY), MGS_OK);
-    mgs_rt_totals_get(r->rt, &t0);
-    assert_int_equal(mgs_memcpy_h2d_stream(r->rt, 1, r->x, r->hx, COPY),
-                     MGS_OK);
-    assert_int_equal(mgs_memcpy_d2h_stream(r->rt, 2, got, r->y, COPY),
-                     MGS_OK);
-    assert_int_equal(mgs_synchronize(r->rt), MGS_OK);
-    mgs_time par = elapsed(r, &t0);
+    mgs_time seq = h2d_and_d2h(r, 1), par = h2d_and_d2h(r, 2);
     printf("h2d+d2h: one stream %.2f us, two streams %.2f us\n", seq / 1e6,
            par / 1e6);
-    assert_memory_equal(got, r->hy, COPY);
-    check_copy(r, r->x, r->hx);
     assert_true(par <= seq + seq / 50);
-    free(got);
     rig_free(r);
 }
 
