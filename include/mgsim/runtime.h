@@ -96,6 +96,10 @@ typedef struct mgs_launch {
     const void *args;
     size_t args_size;
     int gpu;
+    /* Timing mode with DMA copies: a stream other than 0 queues the launch
+    ** on (gpu, stream) like an asynchronous copy (see mgs_memcpy_h2d_stream
+    ** below); 0 is the default stream. */
+    uint32_t stream;
 } mgs_launch;
 int mgs_launch_kernel(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l);
 int mgs_kernel_arg_count(const mgs_kernel *k);
@@ -290,11 +294,11 @@ int mgs_rt_tenants(mgs_rt *rt, mgs_program *const *progs, int n, int qos,
                    uint64_t window_ps, mgs_tenant_result *res);
 
 /* Asynchronous copies (timing mode, platform.copy_timing = dma): the copy
-** is queued on its GPU and runs at the next synchronisation (mgs_synchronize,
-** a synchronous copy, a free, ...) together with the other GPUs' queued
-** copies and with the launches made after it (queued behind it on their
-** GPU), so copies and kernels of different GPUs overlap in simulated time
-** and each GPU keeps its order. src (h2d) must stay valid and dst (d2h)
+** is queued on stream 0 of its GPU and runs at the next synchronisation
+** (mgs_synchronize, a synchronous copy, a free, ...) together with the
+** other queues and with the launches made after it (queued behind it on
+** stream 0 of their GPU), so copies and kernels of different GPUs overlap
+** in simulated time and each stream keeps its order. src (h2d) must stay valid and dst (d2h)
 ** is written only by then. A copy whose device range is not on one GPU,
 ** and every copy in emu mode or with instant copies, is synchronous. */
 /* ---- GPS: publish-subscribe replication (seed 003; docs/gps.md) -------
@@ -334,5 +338,20 @@ int mgs_gps_read_replica(mgs_rt *rt, int gpu, void *dst, mgs_dptr src,
 
 int mgs_memcpy_h2d_async(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n);
 int mgs_memcpy_d2h_async(mgs_rt *rt, void *dst, mgs_dptr src, size_t n);
+/* Streams (docs/runtime.md, "Streams and asynchronous copies"): the
+** _async copies and launches above go to stream 0 of their GPU; these
+** copies, and launches with
+** mgs_launch.stream != 0, to that stream of the GPU. Each (GPU, stream)
+** is one queue run in order; at the next synchronisation all queues run
+** at once, so a copy on one stream overlaps a kernel (the GPU's command
+** processor runs one kernel at a time) or a copy (the GPU's DMA engine
+** serves both) on another stream of the same GPU. Work on stream 0 and on
+** another stream of the same GPU never overlaps: queuing one behind the
+** other's queued work synchronises first. Order across streams is the
+** program's business, as in HIP. */
+int mgs_memcpy_h2d_stream(mgs_rt *rt, uint32_t stream, mgs_dptr dst,
+                          const void *src, size_t n);
+int mgs_memcpy_d2h_stream(mgs_rt *rt, uint32_t stream, void *dst,
+                          mgs_dptr src, size_t n);
 
 #endif

@@ -126,6 +126,7 @@ struct mhip_var {
 struct ihipStream_t {
     int device;
     unsigned flags;
+    uint32_t id;                  /* the runtime's stream (1, 2, ...) */
     struct ihipStream_t *next;    /* in mhip_g.streams */
 };
 
@@ -158,6 +159,7 @@ typedef struct mhip_state {
 
     struct ihipModule_t *modules; /* every module, fatbin or loaded */
     struct ihipStream_t *streams;
+    uint32_t next_stream_id;      /* last id given to a stream */
     struct ihipEvent_t *events;
     bool peer_enabled[MHIP_MAX_GPUS][MHIP_MAX_GPUS]; /* [from][to] */
 } mhip_state;
@@ -252,6 +254,9 @@ size_t mhip_image_size(const void *image);
 void mhip_streams_release_all(void);
 /* Device a stream's work runs on (the current device for NULL). */
 int mhip_stream_device(hipStream_t s);
+/* The runtime's stream of s (mgs_launch.stream): 0 for the null stream
+** and hipStreamPerThread. */
+uint32_t mhip_stream_id(hipStream_t s);
 bool mhip_stream_valid(hipStream_t s);
 
 #endif

@@ -393,6 +393,7 @@ hipError_t mhip_launch(struct ihipModuleSymbol_t *f, dim3 grid, dim3 block,
         .args = args,
         .args_size = args_size,
         .gpu = mhip_runtime_gpu(mhip_stream_device(stream)),
+        .stream = mhip_stream_id(stream),
     };
     int rc = mgs_launch_kernel(mhip_g.rt, f->kernel, &l);
     mhip_g.counts.launches++;

@@ -22,11 +22,11 @@
 ** the classes (a host pointer where the kind says device is
 ** hipErrorInvalidValue, never a wild host access). Copies are
 ** synchronous, except hipMemcpyAsync between a host buffer and device
-** memory: it is queued on the runtime (mgs_memcpy_*_async) and runs at the
-** next blocking call together with the other GPUs' queued copies and the
-** launches made after it, so copies and kernels of different devices
-** overlap; each device keeps its order (streams of one device are one
-** queue). Its host buffer must stay valid until then, as in HIP.
+** memory: it is queued on its stream of the runtime (mgs_memcpy_*_stream)
+** and runs at the next blocking call together with the other streams'
+** queued copies and launches, so copies and kernels of different devices,
+** and of different streams of one device, overlap; each stream keeps its
+** order. Its host buffer must stay valid until then, as in HIP.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -328,7 +328,8 @@ static const char *kind_name(hipMemcpyKind k)
 /* The copy engine behind every memcpy variant. */
 /* async: hipMemcpyAsync (a host-device copy is queued, see below). */
 static hipError_t copy_as(void *dst, const void *src, size_t n,
-                          hipMemcpyKind kind, const char *call, bool async)
+                          hipMemcpyKind kind, const char *call, bool async,
+                          uint32_t stream)
 {
     if ((unsigned)kind > (unsigned)hipMemcpyDefault)
         return mhip_fail(hipErrorInvalidMemcpyDirection, call,
@@ -361,10 +362,10 @@ static hipError_t copy_as(void *dst, const void *src, size_t n,
     int rc = MGS_OK;
     mgs_rt *rt = mhip_g.rt;
     if (async && dc == PTR_DEVICE && sc == PTR_HOST) {
-        rc = mgs_memcpy_h2d_async(rt, (uintptr_t)dst, src, n);
+        rc = mgs_memcpy_h2d_stream(rt, stream, (uintptr_t)dst, src, n);
         mhip_g.counts.h2d_bytes += n;
     } else if (async && sc == PTR_DEVICE && dc == PTR_HOST) {
-        rc = mgs_memcpy_d2h_async(rt, dst, (uintptr_t)src, n);
+        rc = mgs_memcpy_d2h_stream(rt, stream, dst, (uintptr_t)src, n);
         mhip_g.counts.d2h_bytes += n;
     } else if ((e = mhip_sync_all())) {
         return e;
@@ -387,7 +388,7 @@ static hipError_t copy_as(void *dst, const void *src, size_t n,
 static hipError_t copy(void *dst, const void *src, size_t n,
                        hipMemcpyKind kind, const char *call)
 {
-    return copy_as(dst, src, n, kind, call, false);
+    return copy_as(dst, src, n, kind, call, false, 0);
 }
 
 hipError_t mhip_alloc_record(mhip_mem_kind kind, size_t size,
@@ -444,7 +445,8 @@ hipError_t hipMemcpyAsync(void *dst, const void *src, size_t n,
     if (!mhip_stream_valid(stream))
         return mhip_fail(hipErrorInvalidHandle, "hipMemcpyAsync",
                          "invalid stream");
-    return copy_as(dst, src, n, k, "hipMemcpyAsync", true);
+    return copy_as(dst, src, n, k, "hipMemcpyAsync", true,
+                   mhip_stream_id(stream));
 }
 
 hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t n)

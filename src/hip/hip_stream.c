@@ -1,13 +1,18 @@
 /*
 ** libmgsim-hip streams and events.
 **
-** Streams: every operation issued to a stream runs at once, in issue order
-** (the simulator executes launches and copies synchronously with respect
-** to the host, or waits for them at the next synchronisation point in
-** timing mode), which is a legal schedule for any stream program: stream
-** order holds and cross-stream overlap is merely not exploited. A stream
-** remembers its device; launches on it run on that device's GPU. The null
-** stream and hipStreamPerThread mean the current device.
+** Streams: each created stream is a stream of the runtime (mgs_launch.
+** stream, mgs_memcpy_*_stream; docs/runtime.md "Streams"). In timing mode
+** with DMA copies, launches and host-device hipMemcpyAsync on a stream
+** are queued in issue order and run at the next blocking call together
+** with the other streams' queues, so a copy on one stream overlaps a
+** kernel on another stream of the same device. The null stream and
+** hipStreamPerThread are the runtime's stream 0, which never overlaps the
+** device's other streams (the legacy null stream's implicit
+** synchronisation, also for hipStreamNonBlocking streams: a legal, more
+** ordered schedule). In emu mode everything runs at once, in issue order.
+** A stream remembers its device; launches on it run on that device's GPU.
+** The null stream and hipStreamPerThread mean the current device.
 **
 ** Events: hipEventRecord waits for the simulated device to finish the work
 ** issued so far and stamps the event with the simulated time, kernels and
@@ -29,6 +34,11 @@ bool mhip_stream_valid(hipStream_t s)
     for (struct ihipStream_t *p = mhip_g.streams; p; p = p->next)
         if (p == s) return true;
     return false;
+}
+
+uint32_t mhip_stream_id(hipStream_t s)
+{
+    return s == NULL || s == hipStreamPerThread ? 0 : s->id;
 }
 
 int mhip_stream_device(hipStream_t s)
@@ -69,6 +79,7 @@ hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags,
     struct ihipStream_t *s = MGS_NEW(struct ihipStream_t);
     s->device = mhip_current_device();
     s->flags = flags;
+    s->id = ++mhip_g.next_stream_id;
     s->next = mhip_g.streams;
     mhip_g.streams = s;
     *stream = s;

@@ -113,14 +113,23 @@ struct mgs_rt {
     /* mgs_rt_record_begin: the program being recorded (record.h) and the
     ** GPU its GPU 0 is. */
     mgs_program *rec;
-    /* Asynchronous copies (mgs_memcpy_*_async) and the launches queued
-    ** behind them, per GPU, run at the next synchronisation. */
-    mgs_program *async[16];
+    /* Asynchronous copies (mgs_memcpy_*_async, _stream) and the launches
+    ** queued behind them: one queue per (GPU, stream) in creation order,
+    ** all run concurrently at the next synchronisation (async_flush). */
+    struct async_queue *async;
+    size_t nasync, async_cap;
     bool any_async;
     /* The hostcall buffer of kernels that may call device printf (made at
     ** the first such launch, hostcall.h; timing mode's listener is
     ** timing.c's). */
     mgs_hostcall *hostcall;
+};
+
+/* One queue of asynchronous work: a GPU's stream. */
+struct async_queue {
+    int gpu;
+    uint32_t stream;
+    mgs_program *prog;
 };
 
 /* Timing mode: waits for every posted launch (no-op otherwise). */
@@ -324,8 +333,9 @@ void mgs_rt_free(mgs_rt *rt)
         module_free(m);
     }
     sim_trace_close(rt->trace, NULL, NULL);
-    for (int g = 0; g < 16; g++)
-        mgs_program_free(rt->async[g]);
+    for (size_t i = 0; i < rt->nasync; i++)
+        mgs_program_free(rt->async[i].prog);
+    free(rt->async);
     mgs_timing_free(rt->timing);  /* before the devmem it borrows */
     mgs_hostcall_free(rt->hostcall);
     for (size_t i = 0; i < rt->npending; i++)
@@ -941,6 +951,9 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
 }
 
 static int async_flush(mgs_rt *rt);
+static bool async_streams(mgs_rt *rt);
+static int async_queue(mgs_rt *rt, int gpu, uint32_t stream,
+                       mgs_program **out);
 
 static int timing_sync(mgs_rt *rt)
 {
@@ -1006,8 +1019,9 @@ static int timing_ensure(mgs_rt *rt)
 ** error before the post, and by the timing_sync that collects the launch
 ** once posted (so the caller never frees them: a second free would replace
 ** the real error with "not the start of a live allocation"). */
-static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
-                         launch_bufs *bufs, size_t nwgs)
+static int launch_timing(mgs_rt *rt, int gpu, uint32_t stream,
+                         const gcn_emu_launch *el, launch_bufs *bufs,
+                         size_t nwgs)
 {
     /* bufs are ours on every path: freed here before they are pending,
     ** by timing_sync after (so an error of the sync frees them once). */
@@ -1021,6 +1035,29 @@ static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
     if (!rc && (mgs_timing_would_block(rt->timing, gpu) ||
                 (rt->any_async && (gpu < 0 || bufs->wgs))))
         rc = timing_sync(rt);
+    /* On a stream other than 0 (or behind queued copies): queued on its
+    ** stream, to run with the other streams' work at the next sync. */
+    bool queue = gpu >= 0 && !bufs->wgs && !rt->rec &&
+                 (rt->any_async || (stream && async_streams(rt)));
+    mgs_program *q = NULL;
+    if (!rc && queue)
+        rc = async_queue(rt, gpu, stream, &q);
+    if (!rc && q) {
+        /* its buffers stay until the sync that runs it */
+        if (rt->trace)
+            sim_trace_launch(rt->trace, el->dispatch_id,
+                             el->prog->kernel->name);
+        mgs_program_add_launch(q, el);
+        rt->any_async = true;
+        rt->totals.kernels++;
+        if (rt->npending == rt->pending_cap) {
+            rt->pending_cap = rt->pending_cap ? 2 * rt->pending_cap : 16;
+            rt->pending = mgs_xrealloc(rt->pending, rt->pending_cap *
+                                                        sizeof *rt->pending);
+        }
+        rt->pending[rt->npending++] = *bufs;
+        return MGS_OK;
+    }
     if (!rc)
         rc = bufs->wgs ? mgs_timing_post_list(rt->timing, gpu, el, bufs->wgs,
                                               nwgs)
@@ -1035,20 +1072,6 @@ static int launch_timing(mgs_rt *rt, int gpu, const gcn_emu_launch *el,
         mgs_program_add_launch(rt->rec, el);
         rt->totals.kernels++;
         return timing_sync(rt);
-    }
-    if (rt->any_async && gpu >= 0) {
-        /* behind the queued copies: runs with them at the next sync */
-        if (!rt->async[gpu])
-            rt->async[gpu] = mgs_program_new(gpu);
-        mgs_program_add_launch(rt->async[gpu], el);
-        rt->totals.kernels++;
-        if (rt->npending == rt->pending_cap) {
-            rt->pending_cap = rt->pending_cap ? 2 * rt->pending_cap : 16;
-            rt->pending = mgs_xrealloc(rt->pending, rt->pending_cap *
-                                                        sizeof *rt->pending);
-        }
-        rt->pending[rt->npending++] = *bufs;
-        return MGS_OK;
     }
     if (rt->npending == rt->pending_cap) {
         rt->pending_cap = rt->pending_cap ? 2 * rt->pending_cap : 16;
@@ -1128,7 +1151,7 @@ static int launch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
         return rc;
     }
     if (rt->opt.mode == MGS_MODE_TIMING) {
-        rc = launch_timing(rt, l->gpu, &el, &bufs, nwgs);
+        rc = launch_timing(rt, l->gpu, l->stream, &el, &bufs, nwgs);
         if (!rc && rt->hook)
             rt->hook(rt, k, l, rt->hook_user);
         return rc;
@@ -1217,6 +1240,32 @@ int mgs_rt_member_info(const mgs_rt *rt, int gpu, mgs_rt_member *out)
     return MGS_OK;
 }
 
+/* mgs_rt_place with migrating pages: va's page, just moved to a frame on
+** gpu, is mapped (writable) by gpu's table only, if any GPU's table
+** mapped it (a page no GPU maps, managed or first-touch, stays so). */
+static int place_resident(mgs_rt *rt, uint64_t va, int gpu)
+{
+    int fg;
+    uint32_t frame;
+    bool mapped = false;
+    int rc = mgs_devmem_page_frame(&rt->mem, MGS_DEVMEM_HOST, va, &fg,
+                                   &frame);
+    for (int t = 0; !rc && t < rt->opt.num_gpus; t++) {
+        int g;
+        uint32_t f;
+        if (mgs_devmem_page_frame(&rt->mem, t, va, &g, &f) != MGS_OK)
+            continue;
+        mapped = true;
+        if (t != gpu)
+            rc = mgs_devmem_unmap(&rt->mem, t, va);
+    }
+    if (!rc && mapped)
+        rc = mgs_devmem_map(&rt->mem, gpu, va, fg, frame);
+    if (!rc && mapped)
+        rc = mgs_devmem_set_readonly(&rt->mem, gpu, va, false);
+    return rc;
+}
+
 int mgs_rt_place(mgs_rt *rt, mgs_dptr p, size_t n, int gpu)
 {
     int rc = member_check(rt, "place", gpu);
@@ -1237,6 +1286,11 @@ int mgs_rt_place(mgs_rt *rt, mgs_dptr p, size_t n, int gpu)
                                  (unsigned long long)va);
     if ((rc = timing_sync(rt)))
         return rc;
+    /* Pages that migrate (memory.management != none): only the holder's
+    ** table maps a page, so the placed page's mapping moves from the old
+    ** holder's table to gpu's (move_page alone would leave the old holder
+    ** mapping the new frame and gpu faulting on its own page). */
+    bool resident = buffer_mapping(rt, gpu, false) == MGS_MAP_RESIDENT;
     for (uint64_t va = p; va < p + n && !rc; va += ps) {
         if (mgs_devmem_gpu_of(&rt->mem, va) == gpu)
             continue;
@@ -1246,7 +1300,18 @@ int mgs_rt_place(mgs_rt *rt, mgs_dptr p, size_t n, int gpu)
         if (!(rc = host_write_now(rt, va, ps)) &&
             !(rc = mgs_devmem_move_page(&rt->mem, va, gpu, true)))
             rc = host_write_later(rt, va, ps);
+        if (!rc && resident)
+            rc = place_resident(rt, va, gpu);
     }
+    if (!rc && resident && rt->timing)
+        mgs_timing_placed(rt->timing, p, n, gpu);
+    /* pasi: the placed pages' largest pieces get their TLB reach back */
+    const mgs_config *k = rt->opt.config;
+    if (!rc && resident && !strcmp(k->memory_management, "pasi") &&
+        k->memory_pasi_initial > ps)
+        mgs_devmem_tag_runs(&rt->mem, p, n,
+                            (unsigned)__builtin_ctzll(k->memory_pasi_initial /
+                                                      ps));
     return rc;
 }
 
@@ -1554,32 +1619,92 @@ int mgs_rt_tenants(mgs_rt *rt, mgs_program *const *progs, int n, int qos,
 
 /* ---- asynchronous copies (runtime.h) ---- */
 
-/* Runs the queued asynchronous copies and launches: one task per GPU, all
-** at once (mgs_timing_replay, one iteration each). */
+/* Whether queued asynchronous work can run here: timing mode with DMA
+** copies (the replay needs the engines), not while recording. */
+static bool async_streams(mgs_rt *rt)
+{
+    return host_copies_timed(rt) && !rt->rec && timing_ensure(rt) == MGS_OK;
+}
+
+/* Runs the queued asynchronous copies and launches: one task per (GPU,
+** stream) queue, all at once (mgs_timing_replay, one iteration each). */
 static int async_flush(mgs_rt *rt)
 {
     if (!rt->any_async)
         return MGS_OK;
-    mgs_timing_task tasks[16];
-    mgs_timing_task_result res[16];
+    mgs_timing_task *tasks = mgs_xcalloc(rt->nasync ? rt->nasync : 1,
+                                         sizeof *tasks);
+    mgs_timing_task_result *res = mgs_xcalloc(rt->nasync ? rt->nasync : 1,
+                                              sizeof *res);
     uint32_t n = 0;
-    for (int g = 0; g < 16; g++)
-        if (rt->async[g] && rt->async[g]->nops)
-            tasks[n++] = (mgs_timing_task){.gpu = g, .ops = rt->async[g]->ops,
-                                           .nops = rt->async[g]->nops};
+    bool launches = false;
+    for (size_t i = 0; i < rt->nasync; i++)
+        for (size_t j = 0; j < rt->async[i].prog->nops; j++)
+            launches |= rt->async[i].prog->ops[j].kind == MGS_TIMING_OP_LAUNCH;
+    for (size_t i = 0; i < rt->nasync; i++)
+        if (rt->async[i].prog->nops)
+            tasks[n++] = (mgs_timing_task){.gpu = rt->async[i].gpu,
+                                           .ops = rt->async[i].prog->ops,
+                                           .nops = rt->async[i].prog->nops};
     mgs_time t0 = mgs_timing_now(rt->timing);
     int rc = n ? mgs_timing_replay(rt->timing, tasks, n, 0, res) : MGS_OK;
+    if (!rc && launches)
+        rc = mgs_timing_peer_release(rt->timing);
     rt->totals.copy_time_ps += mgs_timing_now(rt->timing) - t0;
-    for (int g = 0; g < 16; g++) {
-        mgs_program_free(rt->async[g]);
-        rt->async[g] = NULL;
+    platform *p = mgs_timing_platform(rt->timing);
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        rt->totals.workgroups += res[i].workgroups;
+        rt->totals.wavefronts += res[i].wavefronts;
+        rt->totals.wf_insts += res[i].wf_insts;
+        rt->gpu_wgs[platform_gpu_of(p, tasks[i].gpu)] += res[i].workgroups;
     }
+    for (size_t i = 0; i < rt->nasync; i++)
+        mgs_program_free(rt->async[i].prog);
+    rt->nasync = 0;
     rt->any_async = false;
+    free(tasks);
+    free(res);
     return rc;
 }
 
-static int async_copy(mgs_rt *rt, mgs_timing_copy_kind kind, uint64_t dst,
-                      uint64_t src, size_t n)
+/* The queue of (gpu, stream), new at the end if none. Stream 0 (the
+** default stream) does not overlap the GPU's other streams: work on it
+** behind queued work of another stream of its GPU, or the reverse, runs
+** the queued work first (a synchronisation). */
+static int async_queue(mgs_rt *rt, int gpu, uint32_t stream,
+                       mgs_program **out)
+{
+    *out = NULL;
+    for (size_t i = 0; i < rt->nasync; i++) {
+        struct async_queue *a = &rt->async[i];
+        if (a->gpu == gpu && (a->stream == 0) != (stream == 0)) {
+            int rc = timing_sync(rt);
+            if (rc)
+                return rc;
+            break;
+        }
+    }
+    for (size_t i = 0; i < rt->nasync; i++)
+        if (rt->async[i].gpu == gpu && rt->async[i].stream == stream) {
+            *out = rt->async[i].prog;
+            return MGS_OK;
+        }
+    if (rt->nasync == rt->async_cap) {
+        rt->async_cap = rt->async_cap ? 2 * rt->async_cap : 8;
+        rt->async = mgs_xrealloc(rt->async,
+                                 rt->async_cap * sizeof *rt->async);
+    }
+    mgs_program *p = mgs_program_new(gpu);
+    p->direct = true;
+    rt->async[rt->nasync++] = (struct async_queue){.gpu = gpu,
+                                                   .stream = stream,
+                                                   .prog = p};
+    *out = p;
+    return MGS_OK;
+}
+
+static int async_copy(mgs_rt *rt, uint32_t stream, mgs_timing_copy_kind kind,
+                      uint64_t dst, uint64_t src, size_t n)
 {
     mgs_dptr dev = kind == MGS_TIMING_H2D ? dst : src;
     int gpu = n ? mgs_devmem_gpu_of(&rt->mem, dev) : -1;
@@ -1598,15 +1723,14 @@ static int async_copy(mgs_rt *rt, mgs_timing_copy_kind kind, uint64_t dst,
     }
     int rc = timing_ensure(rt);
     uint8_t probe;
+    mgs_program *q = NULL;
     if (!rc && mgs_timing_would_block(rt->timing, MGS_GPU_ALL) &&
         !rt->any_async)
         rc = timing_sync(rt);   /* after the kernels posted before it */
     if (!rc && (rc = mgs_devmem_read(&rt->mem, dev, &probe, 1)) == MGS_OK &&
-        (rc = mgs_devmem_read(&rt->mem, dev + n - 1, &probe, 1)) == MGS_OK) {
-        if (!rt->async[gpu])
-            rt->async[gpu] = mgs_program_new(gpu);
-        rt->async[gpu]->direct = true;
-        mgs_program_add_copy(rt->async[gpu], kind, dst, src, n);
+        (rc = mgs_devmem_read(&rt->mem, dev + n - 1, &probe, 1)) == MGS_OK &&
+        (rc = async_queue(rt, gpu, stream, &q)) == MGS_OK) {
+        mgs_program_add_copy(q, kind, dst, src, n);
         rt->any_async = true;
         count_copy(rt, n);
     }
@@ -1615,12 +1739,28 @@ static int async_copy(mgs_rt *rt, mgs_timing_copy_kind kind, uint64_t dst,
 
 int mgs_memcpy_h2d_async(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n)
 {
-    return async_copy(rt, MGS_TIMING_H2D, dst, (uint64_t)(uintptr_t)src, n);
+    return async_copy(rt, 0, MGS_TIMING_H2D, dst, (uint64_t)(uintptr_t)src,
+                      n);
 }
 
 int mgs_memcpy_d2h_async(mgs_rt *rt, void *dst, mgs_dptr src, size_t n)
 {
-    return async_copy(rt, MGS_TIMING_D2H, (uint64_t)(uintptr_t)dst, src, n);
+    return async_copy(rt, 0, MGS_TIMING_D2H, (uint64_t)(uintptr_t)dst, src,
+                      n);
+}
+
+int mgs_memcpy_h2d_stream(mgs_rt *rt, uint32_t stream, mgs_dptr dst,
+                          const void *src, size_t n)
+{
+    return async_copy(rt, stream, MGS_TIMING_H2D, dst,
+                      (uint64_t)(uintptr_t)src, n);
+}
+
+int mgs_memcpy_d2h_stream(mgs_rt *rt, uint32_t stream, void *dst,
+                          mgs_dptr src, size_t n)
+{
+    return async_copy(rt, stream, MGS_TIMING_D2H, (uint64_t)(uintptr_t)dst,
+                      src, n);
 }
 
 /* ---- GPS (include/mgsim/runtime.h; src/coh/gps/gps.h) ---- */

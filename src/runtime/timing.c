@@ -688,13 +688,45 @@ int mgs_timing_post_list(mgs_timing *t, int gpu, const gcn_emu_launch *el,
     return MGS_OK;
 }
 
+/* Peer release: GPUs whose L2 may hold data of the launches on target
+** after their own release (remote writes to a GPU that did not run, or
+** whose CP released before another GPU's last remote write), as the
+** protocol says (timing.h). */
+static int peer_release(mgs_timing *t, const bool *target, uint32_t ntargets)
+{
+    bool any = false, flush[TM_MAX_GPUS] = {false};
+    for (uint32_t i = 0; i < t->nmodels && t->nmodels > 1; i++) {
+        if (target[i] && ntargets == 1)
+            continue;
+        coh_sync s;
+        coh_sync_at(t->coh, COH_PEER_RELEASE, i, &s);
+        if (!coh_sync_any(&s))
+            continue;
+        flush[i] = any = true;
+        prepare_sync(t, i, &s);
+        post_launch(t, i);
+    }
+    return any ? run_posted(t, flush) : MGS_OK;
+}
+
+int mgs_timing_peer_release(mgs_timing *t)
+{
+    if (t->failed)
+        return t->failed;
+    bool target[TM_MAX_GPUS] = {false};
+    int rc = peer_release(t, target, 0);
+    if (rc)
+        t->failed = rc;
+    return rc;
+}
+
 int mgs_timing_sync(mgs_timing *t, mgs_timing_result *res)
 {
     memset(res, 0, sizeof *res);
     memset(t->last_wgs, 0, sizeof t->last_wgs);
     if (!t->nposted)
         return MGS_OK;
-    bool target[TM_MAX_GPUS], flush[TM_MAX_GPUS] = {false};
+    bool target[TM_MAX_GPUS];
     memcpy(target, t->posted, sizeof target);
     uint32_t ntargets = t->nposted;
     memset(t->posted, 0, sizeof t->posted);
@@ -715,25 +747,9 @@ int mgs_timing_sync(mgs_timing *t, mgs_timing_result *res)
         if (status == MGS_OK)
             status = m->status;
     }
-    /* Peer release: GPUs whose L2 may hold data of these launches after
-    ** their own release (remote writes to a GPU that did not run, or whose
-    ** CP released before another GPU's last remote write), as the protocol
-    ** says (timing.h). */
     /* After a failed launch nothing more is simulated: its error stays
     ** the run's (the first error wins). */
-    bool any = false;
-    for (uint32_t i = 0; i < t->nmodels && t->nmodels > 1 && !status; i++) {
-        if (target[i] && ntargets == 1)
-            continue;
-        coh_sync s;
-        coh_sync_at(t->coh, COH_PEER_RELEASE, i, &s);
-        if (!coh_sync_any(&s))
-            continue;
-        flush[i] = any = true;
-        prepare_sync(t, i, &s);
-        post_launch(t, i);
-    }
-    if (any && (rc = run_posted(t, flush)))
+    if (!status && (rc = peer_release(t, target, ntargets)))
         return t->failed = rc;
     res->sim_time = eng_now(t->eng) - t->post_start;
     t->failed = status;
@@ -862,6 +878,13 @@ static void host_writes(mgs_timing *t, uint64_t va, uint64_t n)
     struct um_migrator *u = platform_um(t->plat);
     if (u)
         um_migrator_host_write(u, va, n);
+}
+
+void mgs_timing_placed(mgs_timing *t, uint64_t va, uint64_t n, int gpu)
+{
+    struct um_migrator *u = platform_um(t->plat);
+    if (u)
+        um_migrator_placed(u, va, n, gpu);
 }
 
 int mgs_timing_host_write(mgs_timing *t, uint64_t va, uint64_t n, bool now)
@@ -1028,7 +1051,11 @@ int mgs_timing_copy(mgs_timing *t, mgs_timing_copy_kind kind, uint64_t dst,
 
 /* ---- replayed programs (mgs_timing_replay) ---- */
 
-enum { RP_IDLE, RP_COPY, RP_SYNC, RP_LAUNCH, RP_DONE };
+/* RP_WAIT_LAUNCH / RP_WAIT_SYNC: the op's launch (or a copy's
+** maintenance) waits for its GPU model's command processor, which another
+** task on the same model holds (cp_owner). */
+enum { RP_IDLE, RP_COPY, RP_SYNC, RP_LAUNCH, RP_WAIT_LAUNCH, RP_WAIT_SYNC,
+       RP_DONE };
 
 typedef struct tm_rtask {
     const mgs_timing_task *task;
@@ -1041,6 +1068,7 @@ typedef struct tm_rtask {
     size_t op;                /* current op */
     int phase;
     size_t sent, done;
+    coh_sync wait_sync;       /* RP_WAIT_SYNC: the maintenance to post */
     mgs_time op_start, iter_start;
     mgs_timing_task_result r;
 } tm_rtask;
@@ -1049,6 +1077,10 @@ typedef struct tm_replay {
     mgs_timing *t;
     tm_rtask *tasks;
     uint32_t n;
+    /* Per GPU model: the task (index + 1) whose launch or maintenance the
+    ** command processor runs, 0 while free. Tasks of one model share its
+    ** DMA engine: an answer belongs to the task whose commands hold it. */
+    uint32_t cp_owner[TM_MAX_GPUS];
     mgs_time end;             /* no iteration starts at or after it */
     mgs_time window_start;
     int status;               /* first simulation error */
@@ -1113,6 +1145,31 @@ static void replay_fail(tm_replay *rp, int rc)
     eng_stop(rp->t->eng);
 }
 
+/* Task k waits in RP_WAIT_LAUNCH or RP_WAIT_SYNC: posts its launch (or
+** its copy's maintenance) if its model's command processor is free. */
+static bool replay_take_cp(tm_replay *rp, tm_rtask *k)
+{
+    mgs_timing *t = rp->t;
+    uint32_t self = (uint32_t)(k - rp->tasks) + 1;
+    if (rp->cp_owner[k->e] && rp->cp_owner[k->e] != self)
+        return false;
+    if (k->phase == RP_WAIT_SYNC) {
+        prepare_sync(t, k->e, &k->wait_sync);
+        k->phase = RP_SYNC;
+    } else {
+        int rc = prepare_launch(t, k->e, &k->task->ops[k->op].launch, 0, 0);
+        if (rc) {
+            replay_fail(rp, rc);
+            k->phase = RP_DONE;
+            return true;
+        }
+        k->phase = RP_LAUNCH;
+    }
+    rp->cp_owner[k->e] = self;
+    post_launch(t, k->e);
+    return true;
+}
+
 /* Starts op k->op of task k (or a new iteration at op 0). */
 static void replay_start_op(tm_replay *rp, tm_rtask *k, mgs_time now)
 {
@@ -1137,14 +1194,8 @@ static void replay_start_op(tm_replay *rp, tm_rtask *k, mgs_time now)
         k->phase = RP_COPY;
         return;
     }
-    int rc = prepare_launch(t, k->e, &op->launch, 0, 0);
-    if (rc) {
-        replay_fail(rp, rc);
-        k->phase = RP_DONE;
-        return;
-    }
-    post_launch(t, k->e);
-    k->phase = RP_LAUNCH;
+    k->phase = RP_WAIT_LAUNCH;
+    replay_take_cp(rp, k);
 }
 
 /* The current op of task k finished at `now`: the next one, or the end of
@@ -1186,24 +1237,20 @@ static bool replay_task_tick(tm_replay *rp, tm_rtask *k)
     if (k->phase == RP_COPY) {
         dma_msg *v = k->cmds[k->op];
         size_t n = k->ncmds[k->op];
+        /* Copies of several streams on one engine: one command each per
+        ** tick, so the engine's queue interleaves them (an h2d and a d2h
+        ** then share the engine's slots and use both link directions). */
+        bool shared = false;
+        for (uint32_t i = 0; i < rp->n && !shared; i++)
+            shared = &rp->tasks[i] != k && rp->tasks[i].e == k->e &&
+                     rp->tasks[i].phase == RP_COPY &&
+                     rp->tasks[i].sent < rp->tasks[i].ncmds[rp->tasks[i].op];
         while (k->sent < n &&
                port_send(&d->dma_port[k->e], &v[k->sent].base) == MGS_OK) {
             k->sent++;
             progress = true;
-        }
-        const dma_msg *m;
-        while ((m = (const dma_msg *)port_retrieve(&d->dma_port[k->e]))) {
-            k->done++;
-            progress = true;
-            pcie_tos_done(&d->tos, k->e, m->bytes, now);
-            if (m->status != MGS_OK) {
-                replay_fail(rp, mgs_error_set(MGS_ESIM, "replay: DMA copy "
-                                              "of %llu bytes failed (%d)",
-                                              (unsigned long long)m->bytes,
-                                              m->status));
-                k->phase = RP_DONE;
-                return true;
-            }
+            if (shared)
+                break;
         }
         if (k->done < n)
             return progress;
@@ -1217,14 +1264,17 @@ static bool replay_task_tick(tm_replay *rp, tm_rtask *k)
         coh_sync cs;
         coh_sync_at(rp->t->coh, COH_COPY_END, k->e, &cs);
         if (coh_sync_any(&cs)) {
-            prepare_sync(rp->t, k->e, &cs);
-            post_launch(rp->t, k->e);
-            k->phase = RP_SYNC;
+            k->wait_sync = cs;
+            k->phase = RP_WAIT_SYNC;
+            replay_take_cp(rp, k);
+            return true;
         } else {
             replay_next(rp, k, now);
             return true;
         }
     }
+    if (k->phase == RP_WAIT_LAUNCH || k->phase == RP_WAIT_SYNC)
+        return replay_take_cp(rp, k);
     if (k->phase == RP_SYNC || k->phase == RP_LAUNCH) {
         uint32_t e = k->e;
         if (d->to_send[e] && port_send(&d->port[e], &d->msg[e].base) ==
@@ -1234,10 +1284,18 @@ static bool replay_task_tick(tm_replay *rp, tm_rtask *k)
         }
         if (port_retrieve(&d->port[e])) {
             progress = true;
+            rp->cp_owner[e] = 0;
             if (d->msg[e].status != MGS_OK) {
                 replay_fail(rp, d->msg[e].status);
                 k->phase = RP_DONE;
                 return true;
+            }
+            if (k->phase == RP_LAUNCH) {
+                const cp_msg *m = &d->msg[e];
+                k->r.workgroups += m->wg_index;
+                k->r.wavefronts += m->wg_index *
+                                   rp->t->launch[e].waves_per_group;
+                k->r.wf_insts += m->wf_insts;
             }
             /* A copy's time includes its maintenance (RP_SYNC). */
             replay_next(rp, k, now);
@@ -1246,9 +1304,47 @@ static bool replay_task_tick(tm_replay *rp, tm_rtask *k)
     return progress;
 }
 
+/* Takes engine e's answers and counts each for the task (on model e, in
+** RP_COPY) whose current copy's commands hold it. */
+static bool replay_dma_answers(tm_replay *rp, uint32_t e)
+{
+    tm_driver *d = &rp->t->drv;
+    mgs_time now = eng_now(d->base.eng);
+    bool progress = false;
+    const dma_msg *m;
+    while ((m = (const dma_msg *)port_retrieve(&d->dma_port[e]))) {
+        progress = true;
+        tm_rtask *k = NULL;
+        for (uint32_t i = 0; i < rp->n && !k; i++) {
+            tm_rtask *c = &rp->tasks[i];
+            if (c->e == e && c->phase == RP_COPY &&
+                m >= c->cmds[c->op] && m < c->cmds[c->op] + c->ncmds[c->op])
+                k = c;
+        }
+        if (!k) {
+            replay_fail(rp, mgs_error_set(MGS_EINTERNAL, "replay: a DMA "
+                                          "answer of engine %u belongs to "
+                                          "no copy in progress", e));
+            return true;
+        }
+        k->done++;
+        pcie_tos_done(&d->tos, e, m->bytes, now);
+        if (m->status != MGS_OK) {
+            replay_fail(rp, mgs_error_set(MGS_ESIM, "replay: DMA copy of "
+                                          "%llu bytes failed (%d)",
+                                          (unsigned long long)m->bytes,
+                                          m->status));
+            k->phase = RP_DONE;
+        }
+    }
+    return progress;
+}
+
 static bool replay_tick(tm_driver *d)
 {
     bool progress = false;
+    for (uint32_t e = 0; e < d->n; e++)
+        progress |= replay_dma_answers(d->replay, e);
     for (uint32_t i = 0; i < d->replay->n; i++)
         if (d->replay->tasks[i].phase != RP_DONE)
             progress |= replay_task_tick(d->replay, &d->replay->tasks[i]);
@@ -1300,7 +1396,6 @@ int mgs_timing_replay(mgs_timing *t, const mgs_timing_task *tasks, uint32_t n,
         return rc;
     tm_replay rp = {.t = t, .n = n};
     rp.tasks = mgs_xcalloc(n ? n : 1, sizeof *rp.tasks);
-    bool used[TM_MAX_GPUS] = {false};
     for (uint32_t i = 0; i < n && !rc; i++) {
         tm_rtask *k = &rp.tasks[i];
         const mgs_timing_task *tk = &tasks[i];
@@ -1312,12 +1407,6 @@ int mgs_timing_replay(mgs_timing *t, const mgs_timing_task *tasks, uint32_t n,
             break;
         }
         k->e = platform_gpu_of(t->plat, tk->gpu);
-        if (used[k->e]) {
-            rc = mgs_error_set(MGS_EINVAL, "replay: two tasks on GPU model "
-                               "%u", k->e);
-            break;
-        }
-        used[k->e] = true;
         k->cmds = mgs_xcalloc(tk->nops, sizeof *k->cmds);
         k->ncmds = mgs_xcalloc(tk->nops, sizeof *k->ncmds);
         k->bytes = mgs_xcalloc(tk->nops, sizeof *k->bytes);

@@ -144,6 +144,9 @@ bool mgs_timing_has_dma(const mgs_timing *t);
 ** unmapped page. */
 int mgs_timing_host_write(mgs_timing *t, uint64_t va, uint64_t n, bool now);
 int mgs_timing_host_read(mgs_timing *t, uint64_t va, uint64_t n);
+/* The runtime placed [va, va + n) on gpu (mgs_rt_place, whole pages, its
+** tables already changed): the migrator's directory follows (um.h). */
+void mgs_timing_placed(mgs_timing *t, uint64_t va, uint64_t n, int gpu);
 
 /* Progress while the engine runs (read by the live progress line; no
 ** effect on the simulation): work-groups done and total of the launches
@@ -166,8 +169,10 @@ void mgs_timing_progress_get(mgs_timing *t, mgs_timing_progress *out);
 ** starts only before `window` has passed; the one in progress then
 ** finishes. host(ud, 0) runs before an iteration's first operation and
 ** host(ud, 1) after its last (zero simulated time; a non-MGS_OK answer
-** counts a verification failure). Each task needs its own GPU model, and
-** its copies must touch only that GPU's memory. */
+** counts a verification failure). Its copies must touch only its GPU's
+** memory. Several tasks may share one GPU model (the runtime's streams):
+** their copies share its DMA engine concurrently, while its command
+** processor runs one task's launch at a time (the others' wait). */
 enum { MGS_TIMING_OP_COPY = 0, MGS_TIMING_OP_LAUNCH = 1 };
 typedef struct mgs_timing_op {
     int kind;                      /* MGS_TIMING_OP_* */
@@ -195,9 +200,13 @@ typedef struct mgs_timing_task_result {
     uint64_t verify_failures;
     uint64_t copies, qos_copies, deadline_misses;
     mgs_time copy_time;            /* summed over the copies */
+    uint64_t workgroups, wavefronts, wf_insts;  /* of its launches */
 } mgs_timing_task_result;
 int mgs_timing_replay(mgs_timing *t, const mgs_timing_task *tasks, uint32_t n,
                       mgs_time window, mgs_timing_task_result *res);
+/* After replayed launches: the protocol's peer release on every GPU model
+** (as mgs_timing_sync after launches on several GPUs). */
+int mgs_timing_peer_release(mgs_timing *t);
 /* The PCIe scheduler's counters: TC-to-VC remaps and QoS promotions. */
 void mgs_timing_pcie_counts(const mgs_timing *t, uint64_t *remaps,
                             uint64_t *promotions);

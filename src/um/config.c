@@ -21,6 +21,7 @@ void um_config_default(um_config *c)
     c->max_faults = 16;
     c->pasi_initial = 2u << 20;   /* keys.def memory.pasi_initial */
     c->pasi_min = 1024;           /* keys.def memory.pasi_min */
+    c->pasi_merge_hold = 100000000; /* keys.def memory.pasi_merge_hold */
     c->piece_pages = 1;
 }
 
@@ -31,6 +32,7 @@ void um_config_from(um_config *c, const mgs_config *k)
     c->esi = c->pasi || !strcmp(k->memory_management, "esi");
     c->pasi_initial = k->memory_pasi_initial;
     c->pasi_min = k->memory_pasi_min;
+    c->pasi_merge_hold = k->memory_pasi_merge_hold;
     c->fault_latency = k->memory_fault_latency;
     c->via_host = !strcmp(k->memory_migration_link, "host");
     c->min_residency = k->memory_min_residency;

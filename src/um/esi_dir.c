@@ -19,6 +19,8 @@ typedef struct esi_entry {
     uint64_t holders;         /* bit per GPU (first page of a piece) */
     bool exclusive;
     uint8_t order;            /* the piece: 2^order pages */
+    uint64_t split_at;        /* 1 + time the piece (or a part of it) was
+                                 last split; 0: never (first page) */
 } esi_entry;
 
 struct esi_dir {
@@ -27,6 +29,7 @@ struct esi_dir {
     uint32_t ngpus;
     bool exclusive_only;
     unsigned max_order;
+    uint64_t merge_hold;      /* esi_dir_set_merge_hold */
     uint64_t rng;             /* xorshift64 state, never 0 */
 };
 
@@ -135,7 +138,12 @@ void esi_dir_piece(const esi_dir *d, uint64_t page, uint64_t *first,
     *first = page & ~((1ull << e->order) - 1);
 }
 
-bool esi_dir_split(esi_dir *d, uint64_t page)
+void esi_dir_set_merge_hold(esi_dir *d, uint64_t hold)
+{
+    d->merge_hold = hold;
+}
+
+bool esi_dir_split(esi_dir *d, uint64_t page, uint64_t now)
 {
     uint64_t first;
     unsigned order;
@@ -149,10 +157,11 @@ bool esi_dir_split(esi_dir *d, uint64_t page)
     esi_entry *b = add(d, first + half);
     b->holders = st.holders;
     b->exclusive = st.exclusive;
+    b->split_at = find(d, first)->split_at = now + 1;
     return true;
 }
 
-unsigned esi_dir_merge(esi_dir *d, uint64_t page,
+unsigned esi_dir_merge(esi_dir *d, uint64_t page, uint64_t now,
                        bool (*busy)(void *ud, uint64_t first, uint64_t n),
                        void *ud)
 {
@@ -169,11 +178,16 @@ unsigned esi_dir_merge(esi_dir *d, uint64_t page,
             a->exclusive != b->exclusive ||
             (busy && busy(ud, first & ~size, 2 * size)))
             return joins;
+        uint64_t split = a->split_at > b->split_at ? a->split_at
+                                                   : b->split_at;
+        if (split && d->merge_hold && now < split - 1 + d->merge_hold)
+            return joins;     /* split too recently: not yet */
         esi_entry st = *a;
         set_order(d, first & ~size, order + 1);
         esi_entry *h = add(d, first & ~size);
         h->holders = st.holders;
         h->exclusive = st.exclusive;
+        h->split_at = split;  /* the joined piece keeps the later split */
         joins++;
     }
 }

@@ -34,7 +34,13 @@
 ** holders. esi_dir_split halves the piece holding a page (both halves keep
 ** the state); esi_dir_merge joins a piece with its buddy (the other half
 ** of the piece twice its size) while both hold the same state on the same
-** GPUs, up to the largest order.
+** GPUs, up to the largest order, and neither was split less than the merge
+** hold ago (esi_dir_set_merge_hold; 0: no hold). The hold is the guard
+** against split/merge churn: without it, halves that meet on one GPU join
+** at once and the next conflict splits them again, so a piece shared at a
+** fine grain keeps growing back and every fault steals (and shoots down)
+** the whole grown piece (memory.pasi_merge_hold, docs/memory-management.md).
+** Times are the caller's (the migrator passes simulated ps).
 */
 #ifndef MGS_UM_ESI_DIR_H
 #define MGS_UM_ESI_DIR_H
@@ -77,12 +83,16 @@ void esi_dir_seed(esi_dir *d, uint64_t first, unsigned order, int gpu);
 /* The piece holding a seen page: its first page and order. */
 void esi_dir_piece(const esi_dir *d, uint64_t page, uint64_t *first,
                    unsigned *order);
-/* Halves the piece holding page (order > 0); false if it is one page. */
-bool esi_dir_split(esi_dir *d, uint64_t page);
+/* Halves the piece holding page (order > 0) at time now; false if it is
+** one page. */
+bool esi_dir_split(esi_dir *d, uint64_t page, uint64_t now);
+/* The merge hold: pieces split at t do not merge before t + hold. */
+void esi_dir_set_merge_hold(esi_dir *d, uint64_t hold);
 /* Joins the piece holding page with its buddy while they agree (seen,
-** same order, state and holders) and the order stays <= max_order, unless
-** busy(ud, first, pages) says a range is in flight; returns the joins. */
-unsigned esi_dir_merge(esi_dir *d, uint64_t page,
+** same order, state and holders), the order stays <= max_order and the
+** merge hold of both has passed at now, unless busy(ud, first, pages)
+** says a range is in flight; returns the joins. */
+unsigned esi_dir_merge(esi_dir *d, uint64_t page, uint64_t now,
                        bool (*busy)(void *ud, uint64_t first, uint64_t n),
                        void *ud);
 

@@ -516,7 +516,8 @@ static void complete(um_migrator *m, um_slot *s)
     uint64_t vpn = s->va >> m->page_shift;
     esi_dir_commit(m->dir, vpn, (uint32_t)s->dst, p);
     s->used = false;          /* not in flight for the merge */
-    stat_addn(m->st_merges, esi_dir_merge(m->dir, vpn, range_busy, m));
+    stat_addn(m->st_merges, esi_dir_merge(m->dir, vpn, eng_now(m->base.eng),
+                                          range_busy, m));
     s->used = true;
     tag_piece(m, vpn);
     mgs_time now = eng_now(m->base.eng);
@@ -623,7 +624,7 @@ static void take(um_migrator *m, uint32_t i)
     /* A conflict (the piece would leave, or be shared by, another GPU):
     ** halve it, only the half with the fault goes (seed 002 §5.3.3.3). */
     int64_t wrong = 0;
-    if (taken && order > m->min_order && esi_dir_split(m->dir, vpn)) {
+    if (taken && order > m->min_order && esi_dir_split(m->dir, vpn, now)) {
         stat_inc(m->st_splits);
         esi_dir_piece(m->dir, vpn, &first, &order);
         tag_piece(m, first);  /* both halves: runs of the new size */
@@ -794,6 +795,7 @@ um_migrator *um_migrator_new(sim_engine *eng, const char *name,
     /* assumed: a fixed seed, so runs repeat (the supplier pick only has to
     ** spread the load, seed 002 §5.3.3.2) */
     m->dir = esi_dir_new(cfg->ngpus, !cfg->esi, 0x5eed0002ull, m->max_order);
+    esi_dir_set_merge_hold(m->dir, cfg->pasi_merge_hold);
     stat_counter **t[] = {&m->st_faults, &m->st_migr, &m->st_bytes,
                           &m->st_shoot, &m->st_wait, &m->st_res_wait,
                           &m->st_first, &m->st_raced, &m->st_over,
@@ -873,6 +875,19 @@ void um_migrator_host_write(um_migrator *m, uint64_t va, uint64_t n)
         esi_dir_seed(m->dir, first, order, keep);
         tag_piece(m, first);
         stat_inc(m->st_collapses);
+    }
+}
+
+void um_migrator_placed(um_migrator *m, uint64_t va, uint64_t n, int gpu)
+{
+    mgs_time now = eng_now(m->base.eng);
+    for (uint64_t p = page_of(m, va); p < va + n; p += page_bytes(m)) {
+        uint64_t vpn = p >> m->page_shift;
+        if (!esi_dir_known(m->dir, vpn))
+            continue;
+        while (esi_dir_split(m->dir, vpn, now))
+            ;
+        esi_dir_seed(m->dir, vpn, 0, gpu);
     }
 }
 

@@ -61,6 +61,8 @@ typedef struct um_config {
     uint64_t pasi_initial;    /* largest piece (bytes) */
     uint64_t pasi_min;        /* smallest piece (bytes; below the page size:
                                  the page) */
+    mgs_time pasi_merge_hold; /* a split piece merges only this long after
+                                 (esi_dir_set_merge_hold) */
     uint32_t piece_pages;     /* pages of the largest piece (1 unless pasi;
                                  set by the platform) */
     mgs_time fault_latency;   /* 0 = modelled; else fixed service time */
@@ -148,6 +150,13 @@ void um_migrator_set_pmcs(um_migrator *m, sim_port *const *pmc_ctl,
 ** Exclusive; the other replicas are unmapped and their frames released
 ** (counted in host_collapses), so no GPU reads a stale replica. */
 void um_migrator_host_write(um_migrator *m, uint64_t va, uint64_t n);
+/* The runtime moved the pages of [va, va + n) to gpu behind the
+** migrator's back (the Locality API's placement; nothing posted): each
+** page the directory has seen becomes a piece of its own, Exclusive at
+** gpu (the pieces around it split, keeping their state), so the directory
+** agrees with the tables. Unseen pages are seeded at their first fault as
+** usual. */
+void um_migrator_placed(um_migrator *m, uint64_t va, uint64_t n, int gpu);
 
 um_pmc *um_pmc_new(sim_engine *eng, const char *name, uint32_t gpu,
                    const um_config *cfg, mem_pool *pool,

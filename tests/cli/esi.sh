@@ -51,12 +51,14 @@ if command -v sqlite3 >/dev/null; then
     q="select sum(value) from metrics where component='UM.Migrator' and metric="
     splits=$(sqlite3 "$TMP/p.db" "${q}'splits'")
     merges=$(sqlite3 "$TMP/p.db" "${q}'merges'")
-    # Every workload (the optimised binary): over 100 of each; the
-    # sanitizer subset (mm km mm2, as in CI without build/mgsim): some.
+    # Every workload (the optimised binary): over 100 splits and 50
+    # merges (memory.pasi_merge_hold keeps halves split in the last 100 us
+    # apart, most of these short kernels); the sanitizer subset (mm km
+    # mm2, as in CI without build/mgsim): some.
     least=100
     [ -n "$subset" ] && least=10
     python3 -c "import sys; sys.exit(0 if float('$splits') > $least and \
-float('$merges') > $least else 1)" || fail "splits $splits, merges $merges (want > $least)"
+float('$merges') > $least / 2 else 1)" || fail "splits $splits, merges $merges (want > $least, > $least / 2)"
 fi
 ESI="--set memory.management=esi"
 

@@ -16,6 +16,12 @@
 #include "mgsim/runtime.h"
 #include "sim/stats.h"
 
+/* The arguments of kernels/vecadd (c = a + b over n floats). */
+typedef struct rt_vecadd_args {
+    mgs_dptr a, b, c;
+    uint32_t n;
+} rt_vecadd_args;
+
 typedef struct rt_rig {
     mgs_config cfg;
     stat_registry *stats;

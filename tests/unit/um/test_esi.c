@@ -198,7 +198,7 @@ static void test_dir_pieces_script(void **state)
     esi_plan p = esi_dir_plan(d, 21, 1, false);
     assert_int_equal(p.kind, ESI_FETCH);
     assert_int_equal(p.downgrade, 0x1);
-    assert_true(esi_dir_split(d, 21));
+    assert_true(esi_dir_split(d, 21, 0));
     expect_piece(d, 21, 20, 2);
     expect_piece(d, 17, 16, 2);
     esi_dir_commit(d, 21, 1, &p);
@@ -207,12 +207,12 @@ static void test_dir_pieces_script(void **state)
     assert_int_equal(esi_dir_state(d, 17, 0), ESI_E);   /* the other half */
     assert_int_equal(esi_dir_state(d, 17, 1), ESI_I);
     /* Halves that disagree do not merge. */
-    assert_int_equal(esi_dir_merge(d, 21, NULL, NULL), 0);
+    assert_int_equal(esi_dir_merge(d, 21, 0, NULL, NULL), 0);
     /* The write: an upgrade of GPU 1's replica, after a split. */
     p = esi_dir_plan(d, 23, 1, true);
     assert_int_equal(p.kind, ESI_UPGRADE);
     assert_int_equal(p.invalidate, 0x1);
-    assert_true(esi_dir_split(d, 23));
+    assert_true(esi_dir_split(d, 23, 0));
     expect_piece(d, 23, 22, 1);
     esi_dir_commit(d, 23, 1, &p);
     assert_int_equal(esi_dir_state(d, 22, 1), ESI_E);
@@ -224,14 +224,14 @@ static void test_dir_pieces_script(void **state)
     esi_dir_commit(d, 20, 1, &p);
     busy_lo = 22;
     busy_n = 1;
-    assert_int_equal(esi_dir_merge(d, 20, busy_range, NULL), 0);
+    assert_int_equal(esi_dir_merge(d, 20, 0, busy_range, NULL), 0);
     busy_n = 0;
-    assert_int_equal(esi_dir_merge(d, 20, busy_range, NULL), 1);
+    assert_int_equal(esi_dir_merge(d, 20, 0, busy_range, NULL), 1);
     expect_piece(d, 23, 20, 2);
     assert_int_equal(esi_dir_state(d, 21, 1), ESI_E);
     /* One page cannot split; the largest order does not merge further. */
     esi_dir_seed(d, 40, 0, 2);
-    assert_false(esi_dir_split(d, 40));
+    assert_false(esi_dir_split(d, 40, 0));
     esi_dir_free(d);
 }
 
@@ -341,6 +341,111 @@ static void test_deterministic(void **state)
     free(b);
 }
 
+/* pasi on mt with interleaved pages (every piece starts as one page, so
+** all of PASI's large pieces come from merges): with no merge hold, halves
+** that meet on one GPU join at once and the next conflict splits them
+** again (the churn that kept mt at --size study from finishing); the
+** default hold (memory.pasi_merge_hold) bounds it. Both verify. */
+static void run_mt_pasi(rt_rig *r, const char *hold)
+{
+    const char *sets[] = {"sim.mode=timing", "memory.management=pasi",
+                          "platform.type=unified",
+                          "platform.placement=interleaved", hold, NULL};
+    rt_rig_configure(r, sets);
+    rt_rig_start(r, MGS_MODE_TIMING, 4, 256ull << 20, "unified");
+    const mgs_workload *wl = wl_find("mt");
+    wl_args a;
+    suite_args(wl, &a, 4, 1);
+    a.param[suite_param_index(wl, "rows")] = 512;
+    a.param[suite_param_index(wl, "cols")] = 512;
+    assert_int_equal(wl->run(r->rt, &a), MGS_OK);
+}
+
+static void test_pasi_merge_hold_bounds_churn(void **state)
+{
+    (void)state;
+    rt_rig r;
+    run_mt_pasi(&r, "memory.pasi_merge_hold=0");
+    double merges0 = stat_of(&r, "UM.Migrator", "merges");
+    double splits0 = stat_of(&r, "UM.Migrator", "splits");
+    double faults0 = stat_of(&r, "UM.Migrator", "faults");
+    rt_rig_fini(&r);
+    run_mt_pasi(&r, "memory.pasi_merge_hold=100us");
+    double merges = stat_of(&r, "UM.Migrator", "merges");
+    double splits = stat_of(&r, "UM.Migrator", "splits");
+    double faults = stat_of(&r, "UM.Migrator", "faults");
+    rt_rig_fini(&r);
+    printf("mt 512x512 pasi, hold 0: %.0f faults %.0f splits %.0f merges; "
+           "hold 100us: %.0f faults %.0f splits %.0f merges\n", faults0,
+           splits0, merges0, faults, splits, merges);
+    assert_true(merges0 > 100);              /* the churn is there */
+    assert_true(splits0 > 100);
+    assert_true(merges * 2 < merges0);        /* and the hold bounds it */
+    assert_true(splits < splits0);
+    assert_true(faults < faults0 * 1.05);
+}
+
+/* The Locality API's placement under migrating pages (mgs_rt_place): aes
+** is partitioned, so with each member's blocks placed on it no GPU
+** faults, under pasi, esi and migrate, while the plain variant on
+** interleaved pages faults (the placed pages used to stay mapped by their
+** old holder only: every GPU faulted on its own pages). */
+static void test_placement_under_migration(void **state)
+{
+    (void)state;
+    static const char *const schemes[] = {"memory.management=pasi",
+                                          "memory.management=esi",
+                                          "memory.management=migrate"};
+    for (int i = 0; i < 3; i++)
+        for (int loc = 0; loc <= 1; loc++) {
+            const char *sets[] = {"sim.mode=timing", schemes[i],
+                                  "platform.type=unified",
+                                  "platform.placement=interleaved", NULL};
+            rt_rig r;
+            rt_rig_configure(&r, sets);
+            rt_rig_start(&r, MGS_MODE_TIMING, 4, 256ull << 20, "unified");
+            const mgs_workload *wl = wl_find("aes");
+            wl_args a;
+            suite_args(wl, &a, 4, 1);
+            a.param[suite_param_index(wl, "locality")] = loc;
+            assert_int_equal(wl->run(r.rt, &a), MGS_OK);
+            double faults = stat_of(&r, "UM.Migrator", "faults");
+            if (loc)
+                assert_true(faults == 0);
+            else
+                assert_true(faults > 10);
+            rt_rig_fini(&r);
+        }
+}
+
+/* The merge hold in the directory: halves split at t join only from
+** t + hold on; a joined piece keeps the later split time. */
+static void test_dir_merge_hold(void **state)
+{
+    (void)state;
+    esi_dir *d = esi_dir_new(2, false, 1, 2);
+    esi_dir_set_merge_hold(d, 1000);
+    esi_dir_seed(d, 0, 2, 0);                 /* pages 0-3 at GPU 0 */
+    assert_true(esi_dir_split(d, 0, 5000));   /* 0-1, 2-3 */
+    assert_true(esi_dir_split(d, 0, 5500));   /* 0, 1 */
+    assert_int_equal(esi_dir_merge(d, 0, 5999, NULL, NULL), 0);
+    assert_int_equal(esi_dir_merge(d, 0, 6000, NULL, NULL), 0); /* 0, 1 */
+    expect_piece(d, 0, 0, 0);
+    assert_int_equal(esi_dir_merge(d, 0, 6499, NULL, NULL), 0);
+    assert_int_equal(esi_dir_merge(d, 0, 6500, NULL, NULL), 2);
+    expect_piece(d, 3, 0, 2);
+    /* The whole piece was last split at 5500: split again, the clock of
+    ** the new halves starts over. */
+    assert_true(esi_dir_split(d, 3, 9000));
+    assert_int_equal(esi_dir_merge(d, 3, 9999, NULL, NULL), 0);
+    assert_int_equal(esi_dir_merge(d, 3, 10000, NULL, NULL), 1);
+    /* No hold: at once. */
+    esi_dir_set_merge_hold(d, 0);
+    assert_true(esi_dir_split(d, 3, 20000));
+    assert_int_equal(esi_dir_merge(d, 3, 20000, NULL, NULL), 1);
+    esi_dir_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -348,10 +453,13 @@ int main(void)
         cmocka_unit_test(test_dir_migrate_script),
         cmocka_unit_test(test_dir_supplier_pick),
         cmocka_unit_test(test_dir_pieces_script),
+        cmocka_unit_test(test_dir_merge_hold),
         cmocka_unit_test(test_mm_replicates),
         cmocka_unit_test(test_km_invalidates),
         cmocka_unit_test(test_broken_invalidate_fails),
         cmocka_unit_test(test_pasi_splits_and_breaks),
+        cmocka_unit_test(test_pasi_merge_hold_bounds_churn),
+        cmocka_unit_test(test_placement_under_migration),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
