@@ -1414,8 +1414,13 @@ int mgs_timing_replay(mgs_timing *t, const mgs_timing_task *tasks, uint32_t n,
         k->count = mgs_xcalloc(tk->nops, sizeof *k->count);
         for (size_t j = 0; j < tk->nops && !rc; j++) {
             const mgs_timing_op *op = &tk->ops[j];
-            if (op->kind != MGS_TIMING_OP_COPY)
+            if (op->kind != MGS_TIMING_OP_COPY) {
+                /* A replayed launch that may call printf: its listener
+                ** is armed before the run (the replay posts it inside). */
+                if (op->launch.host)
+                    rc = hostcall_listen(t, op->launch.host);
                 continue;
+            }
             k->bytes[j] = op->n;
             rc = replay_resolve(t, op, k->e, &k->cmds[j], &k->ncmds[j]);
             if (!rc && !k->ncmds[j])

@@ -247,8 +247,9 @@ static void test_listener_script(void **state)
 
 /* Runs hostcall_printf over n work-items (blocks of 64) with stdout in a
 ** file; returns the launch's status; text receives what was printed. */
-static int run_kernel(mgs_mode mode, int gpus, const char *platform, int n,
-                      int quiet, int *out, char *text, size_t cap)
+static int run_kernel_on(mgs_mode mode, int gpus, const char *platform,
+                         uint32_t stream, int n, int quiet, int *out,
+                         char *text, size_t cap)
 {
     static const char *const sets[] = {"sim.max_wave_insts=200000",
                                        "sim.watchdog=200us", NULL};
@@ -267,7 +268,7 @@ static int run_kernel(mgs_mode mode, int gpus, const char *platform, int n,
     mgs_launch l = {.grid = {((uint32_t)n + 63) / 64 * 64, 1, 1},
                     .block = {64, 1, 1},
                     .args = &args, .args_size = sizeof args,
-                    .gpu = gpus > 1 ? MGS_GPU_ALL : 0};
+                    .gpu = gpus > 1 ? MGS_GPU_ALL : 0, .stream = stream};
     char tmpl[] = "/tmp/mgsim-hostcall-XXXXXX";
     int fd = mkstemp(tmpl);
     assert_true(fd >= 0);
@@ -288,6 +289,12 @@ static int run_kernel(mgs_mode mode, int gpus, const char *platform, int n,
     unlink(tmpl);
     rt_rig_fini(&r);
     return rc;
+}
+
+static int run_kernel(mgs_mode mode, int gpus, const char *platform, int n,
+                      int quiet, int *out, char *text, size_t cap)
+{
+    return run_kernel_on(mode, gpus, platform, 0, n, quiet, out, text, cap);
 }
 
 static int by_text(const void *a, const void *b)
@@ -344,6 +351,19 @@ static void test_kernel_timing(void **state)
     run_and_check(MGS_MODE_TIMING, 2, "unified");
 }
 
+/* A launch queued on a stream (replayed at the synchronisation, timing
+** mode): its listener is armed too. */
+static void test_kernel_stream(void **state)
+{
+    (void)state;
+    enum { N = 70 };
+    int out[N];
+    static char text[1 << 13];
+    assert_int_equal(run_kernel_on(MGS_MODE_TIMING, 1, NULL, 1, N, 0, out,
+                                   text, sizeof text), MGS_OK);
+    check_lines(N, out, text);
+}
+
 /* A launch that takes the buffer and never calls: no output, and the
 ** listener lets the run end. */
 static void test_kernel_quiet(void **state)
@@ -397,6 +417,7 @@ int main(void)
         cmocka_unit_test(test_listener_script),
         cmocka_unit_test(test_kernel_emu),
         cmocka_unit_test(test_kernel_timing),
+        cmocka_unit_test(test_kernel_stream),
         cmocka_unit_test(test_kernel_quiet),
         cmocka_unit_test(test_broken_listeners_fail),
     };
