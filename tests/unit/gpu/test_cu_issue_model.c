@@ -23,54 +23,41 @@
 
 #include <cmocka.h>
 
+#include "config/config.h"
 #include "cu_testbed.h"
+#include "platform/gpu_build.h"
 
 enum { K = 1000 };
 
 #define S_ADD_U32_S0_S0_1 0x80008100u /* s_add_u32 s0, s0, 1 */
 
-/* Cycles until the work-group of `waves` waves running K copies of `inst`
-** finishes. */
-static uint64_t run_kernel(uint32_t inst, uint32_t waves, bool mgpusim)
+/* Runs the kernel of K copies of inst on `waves` waves in both models and
+** checks each one's cycles per instruction: per_inst * K cycles, plus at
+** most 2 % and 40 cycles (dispatch, the first fetch, the CP round trip). */
+static void check_models(const char *what, uint32_t inst, uint32_t waves,
+                         uint64_t gcn_per_inst, uint64_t mgpusim_per_inst)
 {
-    static uint32_t code[K + 1];
-    for (uint32_t i = 0; i < K; i++)
-        code[i] = inst;
-    code[K] = S_ENDPGM;
     cu_config cfg;
     cu_config_default(&cfg);
-    cfg.issue_mgpusim = mgpusim;
-    testbed tb;
-    tb_init(&tb, &cfg, 2);
-    tb_hand_kernel(&tb, code, K + 1, 8);
-    tb_launch(&tb, 64 * waves, 64 * waves, 0, 0, 0);
-    assert_int_equal(tb_run(&tb), MGS_OK);
-    assert_int_equal(tb.cp.done, 1);
-    assert_int_equal(tb.cp.status[0], MGS_OK);
-    assert_int_equal(tb.cp.wf_insts, (uint64_t)(K + 1) * waves);
-    uint64_t cycles = tb.cp.done_cycle[0];
-    tb_fini(&tb);
-    return cycles;
+    uint64_t gcn = tb_run_repeated(&cfg, inst, K, waves, 0);
+    cfg.issue_mgpusim = true;
+    uint64_t mgp = tb_run_repeated(&cfg, inst, K, waves, 0);
+    print_message("%s, %u wave(s), %u instructions: gcn %llu cycles, "
+                  "mgpusim %llu\n", what, waves, K, (unsigned long long)gcn,
+                  (unsigned long long)mgp);
+    const uint64_t per[2] = {gcn_per_inst, mgpusim_per_inst};
+    const uint64_t t[2] = {gcn, mgp};
+    for (int i = 0; i < 2; i++) {
+        assert_true(t[i] >= per[i] * K);
+        assert_true(t[i] <= per[i] * K + per[i] * K / 50 + 40);
+    }
 }
 
-/* t is per_inst * K cycles, plus at most 2 % and 40 cycles (dispatch, the
-** first fetch, the CP round trip). */
-static void assert_per_inst(uint64_t t, uint64_t per_inst)
-{
-    assert_true(t >= per_inst * K);
-    assert_true(t <= per_inst * K + per_inst * K / 50 + 40);
-}
-
+/* One wave: GCN 4 cycles per dependent VALU instruction, MGPUSim 5. */
 static void test_dependent_valu(void **state)
 {
     (void)state;
-    uint64_t gcn = run_kernel(V_ADD_F32_V5_V5_V5, 1, false);
-    uint64_t mgp = run_kernel(V_ADD_F32_V5_V5_V5, 1, true);
-    print_message("dependent VALU, 1 wave: gcn %llu, mgpusim %llu cycles "
-                  "for %u\n", (unsigned long long)gcn,
-                  (unsigned long long)mgp, K);
-    assert_per_inst(gcn, 4);
-    assert_per_inst(mgp, 5);
+    check_models("dependent VALU", V_ADD_F32_V5_V5_V5, 1, 4, 5);
 }
 
 /* One wave on each SIMD: the SIMDs run side by side in both models (the
@@ -79,12 +66,7 @@ static void test_dependent_valu(void **state)
 static void test_independent_waves_four_simds(void **state)
 {
     (void)state;
-    uint64_t gcn = run_kernel(V_ADD_F32_V5_V5_V5, 4, false);
-    uint64_t mgp = run_kernel(V_ADD_F32_V5_V5_V5, 4, true);
-    print_message("VALU, 4 waves on 4 SIMDs: gcn %llu, mgpusim %llu\n",
-                  (unsigned long long)gcn, (unsigned long long)mgp);
-    assert_per_inst(gcn, 4);
-    assert_per_inst(mgp, 5);
+    check_models("VALU", V_ADD_F32_V5_V5_V5, 4, 4, 5);
 }
 
 /* Two waves per SIMD. GCN: the SIMD (4 cycles per instruction) is the
@@ -95,12 +77,7 @@ static void test_independent_waves_four_simds(void **state)
 static void test_independent_waves_two_per_simd(void **state)
 {
     (void)state;
-    uint64_t gcn = run_kernel(V_ADD_F32_V5_V5_V5, 8, false);
-    uint64_t mgp = run_kernel(V_ADD_F32_V5_V5_V5, 8, true);
-    print_message("VALU, 8 waves on 4 SIMDs: gcn %llu, mgpusim %llu\n",
-                  (unsigned long long)gcn, (unsigned long long)mgp);
-    assert_per_inst(gcn, 8);
-    assert_per_inst(mgp, 20);
+    check_models("VALU", V_ADD_F32_V5_V5_V5, 8, 8, 20);
 }
 
 /* Scalar ALU. GCN: a SIMD's turn every 4 cycles, one scalar instruction
@@ -111,18 +88,22 @@ static void test_independent_waves_two_per_simd(void **state)
 static void test_salu(void **state)
 {
     (void)state;
-    uint64_t gcn1 = run_kernel(S_ADD_U32_S0_S0_1, 1, false);
-    uint64_t mgp1 = run_kernel(S_ADD_U32_S0_S0_1, 1, true);
-    uint64_t gcn5 = run_kernel(S_ADD_U32_S0_S0_1, 5, false);
-    uint64_t mgp5 = run_kernel(S_ADD_U32_S0_S0_1, 5, true);
-    print_message("scalar ALU: 1 wave gcn %llu, mgpusim %llu; 5 waves gcn "
-                  "%llu, mgpusim %llu\n", (unsigned long long)gcn1,
-                  (unsigned long long)mgp1, (unsigned long long)gcn5,
-                  (unsigned long long)mgp5);
-    assert_per_inst(gcn1, 4);
-    assert_per_inst(mgp1, 4);
-    assert_per_inst(gcn5, 8);
-    assert_per_inst(mgp5, 5);
+    check_models("scalar ALU", S_ADD_U32_S0_S0_1, 1, 4, 4);
+    check_models("scalar ALU", S_ADD_U32_S0_S0_1, 5, 8, 5);
+}
+
+/* The key reaches the CU configuration the GPU builder makes. */
+static void test_key(void **state)
+{
+    (void)state;
+    mgs_config cfg;
+    mgs_config_defaults(&cfg);
+    gpu_build_config g;
+    gpu_build_config_from(&g, &cfg);
+    assert_false(g.cu.issue_mgpusim);
+    snprintf(cfg.gpu_issue_model, sizeof cfg.gpu_issue_model, "mgpusim");
+    gpu_build_config_from(&g, &cfg);
+    assert_true(g.cu.issue_mgpusim);
 }
 
 int main(void)
@@ -132,6 +113,7 @@ int main(void)
         cmocka_unit_test(test_independent_waves_four_simds),
         cmocka_unit_test(test_independent_waves_two_per_simd),
         cmocka_unit_test(test_salu),
+        cmocka_unit_test(test_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
