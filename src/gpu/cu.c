@@ -62,6 +62,7 @@ void cu_config_default(cu_config *c)
         .ctrl_buffer = 4,
         .fence_invalidates_l1 = true,
         .mem_buffer = 16,
+        .issue_mgpusim = false,
         .gpu = 0,
     };
 }
@@ -521,7 +522,9 @@ static uint64_t wave_issue_at(const cu *c, const cu_wave *wv, uint64_t from,
         return t;
     switch (cu_unit_of_fmt(in->fmt)) {
     case CU_U_VALU: {
-        uint64_t free = c->simd_busy_until[wv->simd];
+        /* MGPUSim: the vector decoder takes it even when the SIMD is busy. */
+        uint64_t free = c->cfg.issue_mgpusim ? c->vdec_free_at
+                                             : c->simd_busy_until[wv->simd];
         return free > t ? free : t;
     }
     case CU_U_VMEM:
@@ -566,7 +569,8 @@ static uint64_t next_timed_cycle(cu *c, uint64_t now)
             const cu_wave *wv = c->simd_waves[s][i];
             uint64_t t = wave_issue_at(c, wv, now + 1, &refusing);
             if (t != UINT64_MAX) {
-                t = turn_at_or_after(c, t, s); /* its SIMD's issue turn */
+                if (!c->cfg.issue_mgpusim) /* MGPUSim: every cycle */
+                    t = turn_at_or_after(c, t, s); /* its SIMD's issue turn */
                 if (t < best)
                     best = t;
             }
@@ -840,8 +844,15 @@ cu *cu_new(sim_engine *eng, const char *name, const cu_config *cfg,
     st->vmem_reqs = counter(c, stats, &own, "vmem_requests", "count");
     st->smem_reqs = counter(c, stats, &own, "smem_requests", "count");
 
-    cu_memunit_init(c, &c->vmem, "vmem", cfg->vmem_queue,
-                    cfg->vmem_max_inflight, cfg->vmem_issue_cycles,
+    /* issue_mgpusim: the queue also holds the ops in MGPUSim's pipelines
+    ** (one may enter per cycle), and the unit takes one per cycle. */
+    cu_memunit_init(c, &c->vmem, "vmem",
+                    cfg->vmem_queue + (cfg->issue_mgpusim
+                                           ? MGP_VMEM_READY +
+                                                 MGP_VMEM_TRANSACTION_STAGES
+                                           : 0),
+                    cfg->vmem_max_inflight,
+                    cfg->issue_mgpusim ? 1 : cfg->vmem_issue_cycles,
                     cfg->vmem_reqs_per_cycle, 0, stats,
                     "vmem_reqs_per_inst");
     /* Scalar memory: assumed one request per cycle, a new instruction

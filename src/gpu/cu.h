@@ -110,6 +110,9 @@ typedef struct cu_config {
                                    invalidate the wave's L1 (the coherence
                                    protocol's fence_l1; true for nc) */
     uint32_t mem_buffer;        /* responses buffered per memory port (16) */
+    bool issue_mgpusim;         /* gpu.issue_model = mgpusim: MGPUSim
+                                   v4.0.0's issue pipeline (docs/cu.md,
+                                   "Issue models"); false = GCN's */
     int32_t gpu;                /* GPU index stamped on requests (0) */
     uint32_t scratch_slot_base; /* wave slot i of this CU uses scratch slot
                                    scratch_slot_base + i of the launch's

@@ -194,6 +194,9 @@ struct cu {
     cu_wave **simd_waves[CU_MAX_SIMDS]; /* live waves per SIMD, age order */
     uint64_t simd_busy_until[CU_MAX_SIMDS];
     uint64_t lds_next_free;   /* cycle the LDS unit takes a new op */
+    uint64_t vdec_free_at;    /* issue_mgpusim: cycle the CU's one vector
+                                 decoder takes a new VALU instruction */
+    uint32_t mgp_simd;        /* issue_mgpusim: the SIMD the arbiter is on */
     uint64_t wf_insts;
     /* Instructions a wave may execute (sim.max_wave_insts, as in emu
     ** mode): a wave spinning for ever on a flag nobody sets ends with
@@ -238,6 +241,26 @@ static inline uint64_t cu_cycle(cu *c)
 }
 
 /* The SIMD whose fetch and issue turn it is in cycle now. */
+/* MGPUSim v4.0.0's CU pipeline (issue_mgpusim): cycles from issue until the
+** wave is ready again, one tick per stage as its Run methods advance them
+** (computeunit.go runPipeline, units before decoders before the
+** scheduler). Scalar ALU: decoder, read, exec, write (scalarunit.go);
+** scalar memory: decoder, read, exec (executeSMEMLoad sets it ready);
+** branch: read, exec, write, no decoder (branchunit.go); LDS: decoder,
+** read, exec, write, the result written at the end (ldsunit.go); vector
+** memory: decoder, a 6-stage instruction pipeline, execute
+** (cubuilder.go, vectormemoryunit.go). */
+enum {
+    MGP_SALU_READY = 4,
+    MGP_SMEM_READY = 3,
+    MGP_BRANCH_READY = 3,
+    MGP_LDS_READY = 4,
+    MGP_VMEM_READY = 8,
+    /* A vector memory request then passes a 60-stage transaction
+    ** pipeline, one per cycle, before it is sent (cubuilder.go). */
+    MGP_VMEM_TRANSACTION_STAGES = 60,
+};
+
 static inline uint32_t cu_turn(const cu *c, uint64_t now)
 {
     return c->simd_pow2 ? (uint32_t)now & (c->cfg.num_simds - 1)

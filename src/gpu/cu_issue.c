@@ -21,6 +21,16 @@
 ** the unit can take it. s_waitcnt, s_barrier, s_endpgm and s_nop are
 ** handled by the scheduler itself (not issued to a unit).
 **
+** With gpu.issue_model = mgpusim (cfg.issue_mgpusim) the arbiter follows
+** MGPUSim v4.0.0 instead (docs/cu.md, "Issue models"): each cycle it walks
+** every SIMD, starting at SIMD cycle % num_simds; each unit type takes one
+** instruction per cycle for the whole CU (one decoder per type, the scalar
+** ALU and scalar memory sharing one); a VALU instruction waits in the
+** vector decoder until its SIMD is free, blocking the decoder; and a wave
+** is ready again only when its instruction has left the pipeline
+** (MGP_*_READY cycles after issue, VALU: decode + the SIMD's 4 cycles).
+** A branch always empties the wave's instruction buffer.
+**
 ** Execution: ALU, branch and LDS semantics run at issue (one
 ** implementation with emu mode); their latency is modelled by busy_until.
 ** Vector and scalar memory are planned at issue (gcn3/exec_mem_plan.h)
@@ -160,6 +170,7 @@ bool cu_take_fetch_responses(cu *c, uint64_t now)
 }
 
 /* ---- issue ---- */
+
 
 static cu_unit unit_of(const gcn_inst *in)
 {
@@ -316,6 +327,9 @@ static bool exec_mem(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
     }
     cu_memop *op = cu_memop_new(wv);
     op->plan = p;
+    op->ready_cycle = vector && c->cfg.issue_mgpusim
+                          ? now + MGP_VMEM_READY + MGP_VMEM_TRANSACTION_STAGES
+                          : 0;
     op->inval = inval;
     op->pc = wv->w.pc;
     op->vm = vector;
@@ -344,7 +358,8 @@ static bool exec_lds(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now)
     op->plan = NULL;
     op->pc = wv->w.pc;
     op->lgkm = 1;
-    op->ready_cycle = now + c->cfg.lds_cycles;
+    op->ready_cycle = now + (c->cfg.issue_mgpusim ? MGP_LDS_READY
+                                                  : c->cfg.lds_cycles);
     uint32_t tail = c->lds_head + c->lds_pending;
     if (tail >= c->lds_fifo_cap)
         tail -= c->lds_fifo_cap;
@@ -353,7 +368,8 @@ static bool exec_lds(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now)
     if (!c->lds_pending++)
         c->lds_head_ready = op->ready_cycle;
     wv->lgkm_out++;
-    c->lds_next_free = now + c->cfg.lds_issue_cycles;
+    c->lds_next_free = now + (c->cfg.issue_mgpusim ? 1
+                                                   : c->cfg.lds_issue_cycles);
     wv->w.pc += in->size;
     wv->busy_until = now + 1;
     return true;
@@ -364,14 +380,29 @@ static bool exec_alu(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
 {
     int rc;
     uint64_t lat;
+    uint64_t start = now; /* the cycle the unit starts it */
     if (unit == CU_U_VALU) {
         bool f64 = gcn_op_table[in->op].flags & GCN_F_F64;
         lat = f64 ? c->cfg.valu_f64_cycles : c->cfg.valu_cycles;
-        if (c->simd_busy_until[wv->simd] > now)
+        uint64_t simd_free = c->simd_busy_until[wv->simd];
+        if (c->cfg.issue_mgpusim) {
+            /* The vector decoder takes it (one per cycle) and hands it to
+            ** the SIMD the next cycle, or once the SIMD is free; until
+            ** then the decoder takes nothing else. */
+            if (c->vdec_free_at > now)
+                return false;
+            start = simd_free > now + 1 ? simd_free : now + 1;
+            c->vdec_free_at = start;
+        } else if (simd_free > now) {
             return false;
+        }
         rc = gcn_exec_valu(&wv->w, in);
         count_inst(c, wv, c->st.valu);
-        c->simd_busy_until[wv->simd] = now + lat;
+        c->simd_busy_until[wv->simd] = start + lat;
+    } else if (c->cfg.issue_mgpusim) {
+        lat = unit == CU_U_BRANCH ? MGP_BRANCH_READY : MGP_SALU_READY;
+        rc = gcn_exec_scalar(&wv->w, in);
+        count_inst(c, wv, unit == CU_U_BRANCH ? c->st.branch : c->st.salu);
     } else {
         lat = unit == CU_U_BRANCH ? c->cfg.branch_cycles : c->cfg.salu_cycles;
         rc = gcn_exec_scalar(&wv->w, in);
@@ -385,85 +416,119 @@ static bool exec_alu(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
         fail(c, wv, in, rc);
         return true;
     }
-    wv->busy_until = now + lat;
+    /* MGPUSim's branch unit empties the buffer, taken or not. */
+    if (unit == CU_U_BRANCH && c->cfg.issue_mgpusim)
+        ib_reset(c, wv);
+    wv->busy_until = start + lat;
     return true;
 }
 
+/* Tries to issue the wave's next instruction; used[] holds the unit types
+** already taken this cycle. Returns whether anything happened; *ready is
+** set when the wave had an instruction to issue (MGPUSim's arbiter stays
+** on a SIMD that has one, whether its unit took it or not). */
+static bool issue_wave(cu *c, cu_wave *wv, uint64_t now, bool *used,
+                       bool *ready)
+{
+    if (wv->state != CU_W_READY || wv->busy_until > now)
+        return false;
+    const gcn_emu_program *p = wv->prog;
+    size_t slot = (size_t)(wv->w.pc >> 2);
+    if (slot >= p->nslots || (wv->w.pc & 3)) {
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "kernel %s wave (%u,%u,%u)/%u: pc 0x%llx is outside the "
+                 "kernel's code", p->kernel->name, wv->w.wg_id[0],
+                 wv->w.wg_id[1], wv->w.wg_id[2], wv->w.wave_id,
+                 (unsigned long long)(p->code_vaddr + wv->w.pc));
+        cu_wave_end(c, wv, MGS_EUNSUPPORTED, msg);
+        return true;
+    }
+    const gcn_inst *in = &p->insts[slot];
+    uint64_t va = wv->w.pc; /* code offset, like the buffer bounds */
+    uint32_t size = in->size ? in->size : 4;
+    if (va < wv->ib_start || va + size > wv->ib_end) {
+        if (!wv->fetch_stalled) {
+            wv->fetch_stalled = 1;
+            wv->fetch_stall_since = now;
+        }
+        return false; /* not fetched yet */
+    }
+    if (wv->fetch_stalled) {
+        stat_addn(c->st.stall_fetch, now - wv->fetch_stall_since);
+        wv->fetch_stalled = 0;
+    }
+    *ready = true;
+    if (__builtin_expect(wv->w.insts >= c->wave_inst_limit, 0)) {
+        char msg[400];
+        snprintf(msg, sizeof msg,
+                 "kernel %s wave (%u,%u,%u)/%u pc 0x%llx: no progress "
+                 "after %llu instructions (sim.max_wave_insts: a spin "
+                 "loop waiting for something that never happens?)",
+                 p->kernel->name, wv->w.wg_id[0], wv->w.wg_id[1],
+                 wv->w.wg_id[2], wv->w.wave_id,
+                 (unsigned long long)(p->code_vaddr + wv->w.pc),
+                 (unsigned long long)wv->w.insts);
+        cu_wave_end(c, wv, MGS_EDEADLOCK, msg);
+        return true;
+    }
+    cu_unit u = unit_of(in);
+    if (u == CU_U_COUNT) {
+        fail(c, wv, in, MGS_EUNSUPPORTED);
+        return true;
+    }
+    /* MGPUSim: scalar ALU and scalar memory share one decoder. */
+    cu_unit slot_u = u == CU_U_SMEM && c->cfg.issue_mgpusim ? CU_U_SALU : u;
+    if (u != CU_U_INTERNAL && used[slot_u])
+        return false;
+    bool issued = true;
+    switch (u) {
+    case CU_U_INTERNAL: exec_internal(c, wv, in, now); break;
+    case CU_U_VMEM: issued = exec_mem(c, wv, in, now, true); break;
+    case CU_U_SMEM: issued = exec_mem(c, wv, in, now, false); break;
+    case CU_U_LDS: issued = exec_lds(c, wv, in, now); break;
+    default: issued = exec_alu(c, wv, in, now, u); break;
+    }
+    if (!issued)
+        return false;
+    used[slot_u] = true;
+    c->issued_this_cycle = true;
+    if (c->cfg.issue_mgpusim && wv->state == CU_W_READY) {
+        /* Memory and LDS instructions hold the wave until they leave
+        ** MGPUSim's pipeline (exec_alu has set the others). */
+        if (u == CU_U_VMEM)
+            wv->busy_until = now + MGP_VMEM_READY;
+        else if (u == CU_U_SMEM)
+            wv->busy_until = now + MGP_SMEM_READY;
+        else if (u == CU_U_LDS)
+            wv->busy_until = now + MGP_LDS_READY;
+    }
+    return true;
+}
+
+/* GCN: the waves of SIMD cycle % num_simds. MGPUSim (issuearbiter.go):
+** the first SIMD, from the last one that issued on, that has a wave with
+** an instruction to issue; the arbiter stays on it while it has one. */
 bool cu_issue(cu *c, uint64_t now)
 {
-    uint32_t s = cu_turn(c, now);
-    uint32_t n = c->simd_nwaves[s];
-    if (!n)
-        return false;
-    cu_wave *list[64];
-    memcpy(list, c->simd_waves[s], n * sizeof *list); /* may change below */
+    const uint32_t ns = c->cfg.num_simds;
+    const bool mgp = c->cfg.issue_mgpusim;
+    uint32_t s = mgp ? c->mgp_simd : cu_turn(c, now);
+    const uint32_t nsimds = mgp ? ns : 1;
     bool used[CU_U_COUNT + 1] = {false};
     bool progress = false;
-    for (uint32_t i = 0; i < n; i++) {
-        cu_wave *wv = list[i];
-        if (wv->state != CU_W_READY || wv->busy_until > now)
+    for (uint32_t k = 0; k < nsimds; k++, s = s + 1 < ns ? s + 1 : 0) {
+        uint32_t n = c->simd_nwaves[s];
+        if (!n)
             continue;
-        const gcn_emu_program *p = wv->prog;
-        size_t slot = (size_t)(wv->w.pc >> 2);
-        if (slot >= p->nslots || (wv->w.pc & 3)) {
-            char msg[400];
-            snprintf(msg, sizeof msg,
-                     "kernel %s wave (%u,%u,%u)/%u: pc 0x%llx is outside the "
-                     "kernel's code", p->kernel->name, wv->w.wg_id[0],
-                     wv->w.wg_id[1], wv->w.wg_id[2], wv->w.wave_id,
-                     (unsigned long long)(p->code_vaddr + wv->w.pc));
-            cu_wave_end(c, wv, MGS_EUNSUPPORTED, msg);
-            progress = true;
-            continue;
-        }
-        const gcn_inst *in = &p->insts[slot];
-        uint64_t va = wv->w.pc; /* code offset, like the buffer bounds */
-        uint32_t size = in->size ? in->size : 4;
-        if (va < wv->ib_start || va + size > wv->ib_end) {
-            if (!wv->fetch_stalled) {
-                wv->fetch_stalled = 1;
-                wv->fetch_stall_since = now;
-            }
-            continue; /* not fetched yet */
-        }
-        if (wv->fetch_stalled) {
-            stat_addn(c->st.stall_fetch, now - wv->fetch_stall_since);
-            wv->fetch_stalled = 0;
-        }
-        if (__builtin_expect(wv->w.insts >= c->wave_inst_limit, 0)) {
-            char msg[400];
-            snprintf(msg, sizeof msg,
-                     "kernel %s wave (%u,%u,%u)/%u pc 0x%llx: no progress "
-                     "after %llu instructions (sim.max_wave_insts: a spin "
-                     "loop waiting for something that never happens?)",
-                     p->kernel->name, wv->w.wg_id[0], wv->w.wg_id[1],
-                     wv->w.wg_id[2], wv->w.wave_id,
-                     (unsigned long long)(p->code_vaddr + wv->w.pc),
-                     (unsigned long long)wv->w.insts);
-            cu_wave_end(c, wv, MGS_EDEADLOCK, msg);
-            progress = true;
-            continue;
-        }
-        cu_unit u = unit_of(in);
-        if (u == CU_U_COUNT) {
-            fail(c, wv, in, MGS_EUNSUPPORTED);
-            progress = true;
-            continue;
-        }
-        if (u != CU_U_INTERNAL && used[u])
-            continue;
-        bool issued = true;
-        switch (u) {
-        case CU_U_INTERNAL: exec_internal(c, wv, in, now); break;
-        case CU_U_VMEM: issued = exec_mem(c, wv, in, now, true); break;
-        case CU_U_SMEM: issued = exec_mem(c, wv, in, now, false); break;
-        case CU_U_LDS: issued = exec_lds(c, wv, in, now); break;
-        default: issued = exec_alu(c, wv, in, now, u); break;
-        }
-        if (issued) {
-            used[u] = true;
-            progress = true;
-            c->issued_this_cycle = true;
+        cu_wave *list[64];
+        memcpy(list, c->simd_waves[s], n * sizeof *list); /* may change */
+        bool ready = false;
+        for (uint32_t i = 0; i < n; i++)
+            progress |= issue_wave(c, list[i], now, used, &ready);
+        if (ready) {
+            c->mgp_simd = s;
+            break;
         }
     }
     return progress;

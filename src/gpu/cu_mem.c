@@ -148,6 +148,10 @@ bool cu_memunit_run(cu *c, cu_memunit *u, uint64_t now)
     while (u->qcount) {
         cu_memop *op = u->queue[u->qhead];
         if (!u->coalesced) {
+            /* issue_mgpusim: a vector memory op's requests leave MGPUSim's
+            ** instruction and transaction pipelines at op->ready_cycle. */
+            if (op->ready_cycle > u->next_start)
+                u->next_start = op->ready_cycle;
             if (u->next_start > now)
                 return progress;
             u->nreq = op->inval ? 1

@@ -138,6 +138,7 @@ void gpu_build_config_from(gpu_build_config *c, const mgs_config *k)
     c->cus_per_sa = (uint32_t)k->gpu_cus_per_sa;
     c->cu.num_simds = (uint32_t)k->gpu_simds_per_cu;
     c->cu.wf_slots_per_simd = (uint32_t)k->gpu_wf_slots_per_simd;
+    c->cu.issue_mgpusim = strcmp(k->gpu_issue_model, "mgpusim") == 0;
     uint32_t line = (uint32_t)k->gpu_cache_line;
     c->l1v.line = c->l1s.line = c->l1i.line = c->l2.line = line;
     /* A request never crosses a line of the cache it goes to (the cache

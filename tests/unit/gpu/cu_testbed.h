@@ -361,4 +361,31 @@ static inline uint8_t *tb_ptr(testbed *tb, uint64_t va)
     return tb->mem.mem + (va - TB_MEM_BASE);
 }
 
+/* Runs one work-group of `waves` waves, each executing k copies of the
+** instruction word `inst` and s_endpgm, arriving at cycle `start` on a CU
+** configured by cfg (memory latency 2); returns the cycle it completed. */
+static inline uint64_t tb_run_repeated(const cu_config *cfg, uint32_t inst,
+                                       uint32_t k, uint32_t waves,
+                                       uint64_t start)
+{
+    uint32_t *code = malloc((k + 1) * sizeof *code);
+    assert_non_null(code);
+    for (uint32_t i = 0; i < k; i++)
+        code[i] = inst;
+    code[k] = S_ENDPGM;
+    testbed tb;
+    tb_init(&tb, cfg, 2);
+    tb_hand_kernel(&tb, code, k + 1, 8);
+    tb_launch(&tb, 64 * waves, 64 * waves, 0, 0, 0);
+    tb.cp.start_cycle = start;
+    assert_int_equal(tb_run(&tb), MGS_OK);
+    assert_int_equal(tb.cp.done, 1);
+    assert_int_equal(tb.cp.status[0], MGS_OK);
+    assert_int_equal(tb.cp.wf_insts, (uint64_t)(k + 1) * waves);
+    uint64_t cycles = tb.cp.done_cycle[0];
+    tb_fini(&tb);
+    free(code);
+    return cycles;
+}
+
 #endif

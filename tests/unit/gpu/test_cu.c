@@ -176,25 +176,9 @@ static void test_transpose_lds_barrier(void **state)
 
 static uint64_t run_chain_at(uint32_t k, uint32_t waves, uint64_t start)
 {
-    static uint32_t code[1200];
-    assert_true(k + 1 <= 1200);
-    for (uint32_t i = 0; i < k; i++)
-        code[i] = V_ADD_F32_V5_V5_V5;
-    code[k] = S_ENDPGM;
     cu_config cfg;
     cu_config_default(&cfg);
-    testbed tb;
-    tb_init(&tb, &cfg, 2);
-    tb_hand_kernel(&tb, code, k + 1, 8);
-    tb_launch(&tb, 64 * waves, 64 * waves, 0, 0, 0);
-    tb.cp.start_cycle = start;
-    assert_int_equal(tb_run(&tb), MGS_OK);
-    assert_int_equal(tb.cp.done, 1);
-    assert_int_equal(tb.cp.status[0], MGS_OK);
-    assert_int_equal(tb.cp.wf_insts, (uint64_t)(k + 1) * waves);
-    uint64_t cycles = tb.cp.done_cycle[0];
-    tb_fini(&tb);
-    return cycles;
+    return tb_run_repeated(&cfg, V_ADD_F32_V5_V5_V5, k, waves, start);
 }
 
 static uint64_t run_chain(uint32_t k, uint32_t waves)
