@@ -14,6 +14,8 @@
 extern const coh_protocol coh_nc;
 extern const coh_protocol coh_halcone;
 extern const coh_protocol coh_dir, coh_hmg, coh_rec; /* src/coh/dir/ */
+extern const coh_protocol coh_carve_swc, coh_carve_hwc,
+    coh_carve_nc;                                    /* src/coh/carve/ */
 
 static const coh_protocol *const protocols[] = {
     &coh_nc,
@@ -21,6 +23,9 @@ static const coh_protocol *const protocols[] = {
     &coh_dir,
     &coh_hmg,
     &coh_rec,
+    &coh_carve_swc,
+    &coh_carve_hwc,
+    &coh_carve_nc,
 };
 
 #define NBUILTIN (sizeof protocols / sizeof protocols[0])
