@@ -41,7 +41,7 @@ static int carve_check(const coh_system *sys)
                              "coherence.remote_cache = l2");
     uint64_t unit = (uint64_t)sys->l2_banks * sys->l2_interleave;
     uint64_t r = sys->carve.rdc_bytes;
-    if (r % unit || r >= sys->mem_per_gpu || sys->mem_per_gpu % unit)
+    if (r % unit || r >= sys->mem_per_gpu || (r && sys->mem_per_gpu % unit))
         return mgs_error_set(MGS_ECONFIG, "carve.rdc_size (%llu) must be a "
                              "multiple of gpu.l2_banks x l2.interleave "
                              "(%llu) and smaller than platform.mem_per_gpu "

@@ -19,7 +19,7 @@ void rdc_init(rdc *r, uint64_t rdc_bytes, uint32_t line, uint32_t slices,
     r->slices = slices;
     r->slice = slice;
     r->interleave = interleave;
-    r->sets = rdc_bytes / slices / line;
+    r->sets = rdc_bytes / slices / line;   /* 0: no cache (every call a miss) */
     r->use_epoch = use_epoch;
     r->epoch_mask = epoch_bits >= 32 ? ~0u : (1u << epoch_bits) - 1;
     r->nchunks = (r->sets + RDC_CHUNK - 1) / RDC_CHUNK;
@@ -84,6 +84,8 @@ static bool usable(const rdc *r, const rdc_meta *m, uint32_t tag)
 
 bool rdc_hit(const rdc *r, uint64_t a)
 {
+    if (!r->sets)
+        return false;
     rdc_meta m = rdc_peek(r, rdc_set(r, a));
     return usable(r, &m, rdc_tag(r, a));
 }
@@ -113,6 +115,8 @@ bool rdc_fill(rdc *r, uint64_t a, uint16_t seq, uint32_t epoch)
 
 bool rdc_invalidate(rdc *r, uint64_t a)
 {
+    if (!r->sets)
+        return false;
     uint64_t set = rdc_set(r, a);
     if (!r->chunk[set / RDC_CHUNK])
         return false;
@@ -130,6 +134,8 @@ bool rdc_invalidate(rdc *r, uint64_t a)
 uint64_t rdc_invalidate_range(rdc *r, uint64_t addr, uint64_t bytes)
 {
     uint64_t n = 0, end = addr + bytes;
+    if (!r->sets)
+        return 0;
     uint64_t first = addr & ~(uint64_t)(r->line - 1);
     if (bytes / r->line <= r->sets * r->slices) {
         for (uint64_t a = first; a < end; a += r->line)

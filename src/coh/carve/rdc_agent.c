@@ -65,7 +65,7 @@ typedef struct rdc_rec {
 } rdc_rec;
 
 enum {
-    ST_LOCAL_READS, ST_LOCAL_WRITES, ST_PROBES, ST_HITS, ST_MISSES,
+    ST_LOCAL_READS, ST_OWN_LOCAL_READS, ST_LOCAL_WRITES, ST_PROBES, ST_HITS, ST_MISSES,
     ST_REMOTE_READS, ST_REMOTE_WRITES, ST_FILLS, ST_FILLS_DROPPED,
     ST_EVICTIONS, ST_INVALIDATIONS, ST_INV_RECEIVED, ST_EPOCH_BUMPS,
     ST_EPOCH_SWEEPS, ST_NAIVE_INV_BYTES, ST_RANGE_INVALIDATIONS,
@@ -75,7 +75,7 @@ enum {
 };
 
 static const char *const stat_names[ST_COUNT] = {
-    "local_reads", "local_writes", "rdc_probes", "rdc_hits", "rdc_misses",
+    "local_reads", "own_local_reads", "local_writes", "rdc_probes", "rdc_hits", "rdc_misses",
     "remote_reads", "remote_writes", "rdc_fills", "rdc_fills_dropped",
     "rdc_evictions", "rdc_invalidations", "rdc_inv_received",
     "epoch_bumps", "epoch_sweeps", "naive_inv_bytes",
@@ -223,6 +223,8 @@ static void take_request(rdc_agent *a, mem_msg *m)
     if (is_local(a, m->addr)) {
         rdc_rec *r = rec_get(a, m, REC_FORWARD);
         inc(a, read ? ST_LOCAL_READS : ST_LOCAL_WRITES);
+        if (read && m->gpu == (int32_t)a->gpu)
+            inc(a, ST_OWN_LOCAL_READS);
         if (a->home && read)
             imst_local_read(a->home, r->line);
         else if (a->home && write && imst_local_write(a->home, r->line))
@@ -232,6 +234,14 @@ static void take_request(rdc_agent *a, mem_msg *m)
     }
     uint32_t home = (uint32_t)(m->addr / cv->sys.mem_per_gpu);
     imst *ht = cv->imst && home < cv->sys.ngpus ? &cv->imst[home] : NULL;
+    if (read && !a->tags.sets) {       /* no RDC: straight to the home */
+        rdc_rec *r = rec_get(a, m, REC_FORWARD);
+        inc(a, ST_REMOTE_READS);
+        if (ht)
+            imst_remote_read(ht, r->line);
+        forward(a, r, a->remote);
+        return;
+    }
     if (read) {
         rdc_rec *r = rec_get(a, m, REC_PROBE);
         inc(a, ST_PROBES);
