@@ -19,16 +19,6 @@
 
 enum { P_TABLE, P_N, P_READS, P_ITERS };
 
-static uint32_t mix(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
-
 static int randacc_run(mgs_rt *rt, const wl_args *a)
 {
     int64_t tn = a->param[P_TABLE], n = a->param[P_N];
@@ -71,7 +61,7 @@ static int randacc_run(mgs_rt *rt, const wl_args *a)
         for (int64_t i = 0; i < n; i++) {
             uint32_t s = 0;
             for (uint32_t k2 = 0; k2 < (uint32_t)reads; k2++)
-                s += t[mix((uint32_t)i * 64u + k2 + salt * 0x9e3779b9u) %
+                s += t[wl_hash32((uint32_t)i * 64u + k2 + salt * 0x9e3779b9u) %
                        (uint32_t)tn];
             want[i] = s;
         }

@@ -20,20 +20,10 @@
 enum { P_GRID, P_LOOKUPS, P_ITERS };
 #define XS_CH 5
 
-static uint32_t mix(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
-
 static float lookup(const float *eg, const float *xs, uint32_t grid,
                     uint32_t g, uint32_t salt)
 {
-    float e = (float)(mix(g ^ (salt * 0x9e3779b9u)) >> 8) *
+    float e = (float)(wl_hash32(g ^ (salt * 0x9e3779b9u)) >> 8) *
               (1.0f / 16777216.0f);
     uint32_t lo = 0, hi = grid - 1;
     while (hi - lo > 1) {
