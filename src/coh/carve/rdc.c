@@ -34,11 +34,19 @@ void rdc_fini(rdc *r)
     r->chunk = NULL;
 }
 
+/* The rotation of tag t's sets: lines at the same offset of different
+** spans (the same frames of different home GPUs) land in different sets. */
+static uint64_t rotation(const rdc *r, uint32_t t)
+{
+    return ((uint64_t)t * 2654435761u) % r->sets;
+}
+
 uint64_t rdc_set(const rdc *r, uint64_t a)
 {
     uint64_t unit = a / r->interleave, off = a % r->interleave;
     uint64_t local = (unit / r->slices) * r->interleave + off;
-    return (local / r->line) % r->sets;
+    return ((local / r->line) % r->sets + rotation(r, rdc_tag(r, a))) %
+           r->sets;
 }
 
 uint32_t rdc_tag(const rdc *r, uint64_t a)
@@ -46,18 +54,25 @@ uint32_t rdc_tag(const rdc *r, uint64_t a)
     return (uint32_t)(a / r->span);
 }
 
+/* Offset in [0, span) of the set's line: set s of this slice is the
+** s-th line of the slice's interleaving units. */
+static uint64_t set_offset(const rdc *r, uint64_t set)
+{
+    uint64_t local = set * r->line;
+    uint64_t unit = (local / r->interleave) * r->slices + r->slice;
+    return unit * r->interleave + local % r->interleave;
+}
+
 uint64_t rdc_offset(const rdc *r, uint64_t a)
 {
-    return (a % r->span) & ~(uint64_t)(r->line - 1);
+    return set_offset(r, rdc_set(r, a));
 }
 
 /* The line address a set holds under tag t (inverse of rdc_set/rdc_tag). */
 static uint64_t line_of(const rdc *r, uint64_t set, uint32_t t)
 {
-    uint64_t local = set * r->line;
-    uint64_t unit = (local / r->interleave) * r->slices + r->slice;
-    return (uint64_t)t * r->span + unit * r->interleave +
-           local % r->interleave;
+    uint64_t base = (set + r->sets - rotation(r, t)) % r->sets;
+    return (uint64_t)t * r->span + set_offset(r, base);
 }
 
 rdc_meta rdc_peek(const rdc *r, uint64_t set)

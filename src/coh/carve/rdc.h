@@ -69,12 +69,18 @@ void rdc_init(rdc *r, uint64_t rdc_bytes, uint32_t line, uint32_t slices,
               uint32_t epoch_bits);
 void rdc_fini(rdc *r);
 
-/* The set of line address a in this slice, and its tag. */
+/* The set of line address a in this slice, and its tag. Within one tag
+** (an rdc_bytes-aligned span of addresses) the slice's lines map one to
+** one onto its sets; the sets are rotated by a hash of the tag (assumed:
+** seed 004 says only that combinational logic maps sets to DRAM), since
+** mgsim hands out every GPU's frames from frame 0, so the data of
+** different home GPUs sits at the same offsets and would otherwise fill
+** the same sets. */
 uint64_t rdc_set(const rdc *r, uint64_t a);
 uint32_t rdc_tag(const rdc *r, uint64_t a);
-/* Byte offset of the set's line inside the carved region (the slice's
-** lines interleave with the other slices' exactly as the addresses they
-** cache do, so region base + offset is in the same DRAM channel as a). */
+/* Byte offset of a's set inside the carved region (a slice's sets lie in
+** the interleaving units of its own bank, so region base + offset is in the
+** same DRAM channel as a). */
 uint64_t rdc_offset(const rdc *r, uint64_t a);
 
 /* The set's metadata (a zeroed INVALID entry for an untouched chunk). */
