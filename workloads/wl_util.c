@@ -388,6 +388,16 @@ float wl_rng_float(wl_rng *r, float lo, float hi)
     return lo + (float)wl_rng_below(r, steps ? steps : 1) / 1024.0f;
 }
 
+uint32_t wl_hash32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
 void wl_fill_float(float *v, size_t n, uint64_t seed, uint64_t stream,
                    float lo, float hi)
 {

@@ -187,6 +187,9 @@ uint32_t wl_rng_below(wl_rng *r, uint32_t bound);
 float wl_rng_float(wl_rng *r, float lo, float hi);
 void wl_fill_float(float *v, size_t n, uint64_t seed, uint64_t stream,
                    float lo, float hi);
+/* A 32-bit integer hash (lowbias32), the one the CARVE stand-ins' kernels
+** use to draw positions on the GPU (randacc, xsbench). */
+uint32_t wl_hash32(uint32_t x);
 
 /* A directed graph in compressed sparse rows: the edges of vertex v are
 ** adj[off[v]] .. adj[off[v + 1] - 1]. Owned arrays (wl_graph_free). */

@@ -15,6 +15,8 @@ extern const coh_protocol coh_nc;
 extern const coh_protocol coh_halcone;
 extern const coh_protocol coh_dir, coh_hmg, coh_rec; /* src/coh/dir/ */
 extern const coh_protocol coh_gps;                  /* src/coh/gps/ */
+extern const coh_protocol coh_carve_swc, coh_carve_hwc,
+    coh_carve_nc;                                    /* src/coh/carve/ */
 
 static const coh_protocol *const protocols[] = {
     &coh_nc,
@@ -23,6 +25,9 @@ static const coh_protocol *const protocols[] = {
     &coh_hmg,
     &coh_rec,
     &coh_gps,
+    &coh_carve_swc,
+    &coh_carve_hwc,
+    &coh_carve_nc,
 };
 
 #define NBUILTIN (sizeof protocols / sizeof protocols[0])

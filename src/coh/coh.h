@@ -70,7 +70,7 @@ typedef enum coh_op {
 
 /* At most this many L2 ranges ride on one launch; more collapse into one
 ** operation on the whole cache. */
-#define COH_MAX_RANGES 8
+#define COH_MAX_RANGES 32
 
 typedef struct coh_range {
     uint64_t addr, bytes;     /* physical, bytes >= 1 */
@@ -137,6 +137,12 @@ typedef struct coh_gps_params {
     uint64_t test_drop;       /* tests: drop the n-th publication (0 none) */
     mgs_time period;          /* the GPU's clock (ps) */
 } coh_gps_params;
+/* Parameters of the CARVE protocols (the [carve] keys, keys.def). */
+typedef struct coh_carve_params {
+    uint64_t rdc_bytes;       /* remote data cache per GPU */
+    uint32_t epoch_bits;      /* carve-swc epoch counter width */
+    uint32_t imst_reset_ppm;  /* carve-hwc: p of the reset to private */
+} coh_carve_params;
 
 /* What a protocol may know about the machine it runs on. */
 typedef struct coh_system {
@@ -154,6 +160,9 @@ typedef struct coh_system {
     uint32_t l2_banks;        /* per GPU */
     uint32_t l2_interleave;   /* bytes: address a is in bank
                                  (a / l2_interleave) % l2_banks */
+    uint64_t mem_per_gpu;     /* bytes; GPU g's memory is [g * mem_per_gpu,
+                                 +mem_per_gpu) of the physical space */
+    coh_carve_params carve;   /* CARVE's keys */
 } coh_system;
 
 /* Cache levels for attach_cache. */
@@ -220,6 +229,14 @@ typedef struct coh_protocol {
     ** port there and sends physical requests by that route. */
     void (*xbar_port)(void *pd, uint32_t gpu, sim_conn *xbar,
                       const mem_route *route);
+    /* Optional, with remote_cache = l2 and an agent at the site: the agent
+    ** of (gpu, bank) receives every miss of its bank, remote lines too,
+    ** and sends the remote ones to `remote` (the GPU's RDMA engine, on
+    ** the same connection) instead of the bank's split route doing so
+    ** (a remote data cache in front of the memory controller). Called
+    ** once per bank after the RDMA engine exists. */
+    void (*remote_via_agent)(void *pd, uint32_t gpu, uint32_t bank,
+                             sim_port *remote);
 } coh_protocol;
 
 /* An instance: the protocol and its private data, shared by every GPU of

@@ -92,6 +92,11 @@ int mem_tester_config_validate(const mem_tester_config *c)
         c->size / c->unit < c->agents)
         return mgs_error_set(MGS_EINVAL, "tester range: base and size must "
                              "be multiples of unit with >= 1 unit per agent");
+    if (c->hole_period && (c->hole_bytes >= c->hole_period ||
+                           c->hole_period % c->unit ||
+                           c->hole_bytes % c->unit))
+        return mgs_error_set(MGS_EINVAL, "tester hole: hole_bytes < "
+                             "hole_period, both multiples of unit");
     if (c->max_outstanding < 1 || c->buffer < 1 || c->period < 1)
         return mgs_error_set(MGS_EINVAL, "tester max_outstanding, buffer "
                              "and period must be >= 1");
@@ -130,7 +135,24 @@ static uint32_t rng_below(uint64_t *s, uint64_t n)
 
 /* A random address aligned to size, in a unit this agent may write
 ** (write) or in any unit of the range (read in OWNED_UNITS mode). */
+static uint64_t pick_one(tester_agent *a, uint32_t size, bool write);
+
+static bool in_hole(const mem_tester_config *c, uint64_t addr)
+{
+    return c->hole_period &&
+           (addr - c->base) % c->hole_period >= c->hole_period - c->hole_bytes;
+}
+
 static uint64_t pick_addr(tester_agent *a, uint32_t size, bool write)
+{
+    uint64_t addr;
+    do
+        addr = pick_one(a, size, write);
+    while (in_hole(&a->t->cfg, addr));
+    return addr;
+}
+
+static uint64_t pick_one(tester_agent *a, uint32_t size, bool write)
 {
     const mem_tester_config *c = &a->t->cfg;
     uint64_t units = c->size / c->unit, unit;

@@ -66,6 +66,11 @@ typedef struct mem_tester_config {
     uint64_t seed;
     uint32_t buffer;            /* port buffer, messages */
     mgs_time period;            /* ps */
+    uint64_t hole_period;       /* 0, or: bytes at offsets >= hole_period -
+                                   hole_bytes of every hole_period of the
+                                   range are never accessed (memory the
+                                   hardware owns, e.g. a carved-out cache) */
+    uint64_t hole_bytes;
 } mem_tester_config;
 
 void mem_tester_config_default(mem_tester_config *c);

@@ -535,6 +535,15 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
             ** §2.2). */
             for (uint32_t b = 0; b < c->l2_banks; b++) {
                 mem_route r;
+                if (c->coh->proto->remote_via_agent &&
+                    g->l2_below[b] != dram_top(g->dram[b])) {
+                    /* The agent takes the remote misses too (coh.h). */
+                    c->coh->proto->remote_via_agent(
+                        c->coh->pd, (uint32_t)gi, b, rdma_inside(g->rdma));
+                    mem_route_single(&r, g->l2_below[b]);
+                    cache_set_route(g->l2[b], &r);
+                    continue;
+                }
                 rdma_route_split(&r, &g->l2_below[b], 1,
                                  (uint32_t)c->l2_interleave, c->phys_base,
                                  c->phys_base + c->mem_bytes,

@@ -189,6 +189,10 @@ void platform_config_from(platform_config *c, const mgs_config *k)
                                  : !strcmp(k->directory_inv_message, "entry")
                                      ? 2
                                      : 0)};
+    c->coh_carve = (coh_carve_params){
+        .rdc_bytes = k->carve_rdc_size,
+        .epoch_bits = (uint32_t)k->carve_epoch_bits,
+        .imst_reset_ppm = (uint32_t)k->carve_imst_reset_ppm};
     size_t hl = strlen(k->platform_host_link);
     if (hl < sizeof c->host_link)
         memcpy(c->host_link, k->platform_host_link, hl + 1);
@@ -219,6 +223,8 @@ void platform_coh_system(const platform_config *c, coh_system *out)
     out->gps.period = c->gpu.period;
     out->l2_banks = c->gpu.l2_banks;
     out->l2_interleave = (uint32_t)c->gpu.l2_interleave;
+    out->mem_per_gpu = c->gpu.mem_bytes;
+    out->carve = c->coh_carve;
 }
 
 /* The one GPU model of a monolithic platform: N x the resources. */

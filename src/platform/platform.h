@@ -107,6 +107,7 @@ typedef struct platform_config {
     coh_ts_params coh_ts;     /* [halcone] keys */
     coh_dir_params coh_dir;   /* [directory] keys */
     coh_gps_params coh_gps;   /* [gps] keys */
+    coh_carve_params coh_carve; /* [carve] keys */
     char host_link[32];       /* "auto" (PCIe of pcie_version), "pcie3"
                                  .. "pcie6", or a bandwidth ("32GB/s") */
     /* Demand paging ([memory] keys, src/um/): with um.migrate the shared

@@ -73,6 +73,23 @@ int mgs_devmem_init_paged(mgs_devmem *m, int num_gpus, uint64_t bytes_per_gpu,
     return MGS_OK;
 }
 
+int mgs_devmem_reserve_top(mgs_devmem *m, uint64_t bytes)
+{
+    uint64_t frames = (bytes + m->page_size - 1) >> m->page_shift;
+    for (int g = 0; g < m->num_gpus; g++) {
+        mgs_devmem_gpu *d = &m->gpus[g];
+        if (frames >= d->total_frames)
+            return mgs_error_set(MGS_ECONFIG, "carve.rdc_size (%llu bytes) "
+                                 "leaves no allocatable memory on GPU %d",
+                                 (unsigned long long)bytes, g);
+        d->total_frames -= frames;
+        /* Never allocated, always writable by the DRAM (phys_write). */
+        for (uint64_t f = d->total_frames; f < d->total_frames + frames; f++)
+            d->refs[f] = 1;
+    }
+    return MGS_OK;
+}
+
 int mgs_devmem_init(mgs_devmem *m, int num_gpus, uint64_t bytes_per_gpu)
 {
     return mgs_devmem_init_paged(m, num_gpus, bytes_per_gpu,

@@ -149,6 +149,10 @@ bool mgs_devmem_page_size_ok(uint64_t bytes);
 int mgs_devmem_init(mgs_devmem *m, int num_gpus, uint64_t bytes_per_gpu);
 int mgs_devmem_init_paged(mgs_devmem *m, int num_gpus, uint64_t bytes_per_gpu,
                           uint64_t page_size);
+/* Removes the top `bytes` of every GPU's memory (rounded up to pages) from
+** what can be allocated: a region the hardware owns (CARVE's remote data
+** cache, docs/coherence.md). MGS_ECONFIG if nothing would be left. */
+int mgs_devmem_reserve_top(mgs_devmem *m, uint64_t bytes);
 void mgs_devmem_destroy(mgs_devmem *m);
 
 /* gpu >= 0: all pages on that GPU; gpu < 0: spread by m->placement

@@ -290,6 +290,15 @@ int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out)
         free(rt);
         return rc;
     }
+    /* CARVE: the remote data cache is carved out of every GPU's memory. */
+    if (!rc && o->config && o->num_gpus > 1 &&
+        !strncmp(o->config->coherence_protocol, "carve-", 6))
+        rc = mgs_devmem_reserve_top(&rt->mem, o->config->carve_rdc_size);
+    if (rc) {
+        mgs_devmem_destroy(&rt->mem);
+        free(rt);
+        return rc;
+    }
     /* Contiguous chunks per GPU unless the configuration says otherwise
     ** (platform.placement). */
     rt->mem.placement = o->config && !strcmp(o->config->platform_placement,

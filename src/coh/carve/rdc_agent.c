@@ -1,0 +1,501 @@
+/*
+** The RDC agent: CARVE's remote data cache controller in front of one
+** memory channel (seed 004 §IV.A, Fig. 6), at the insertion point between
+** an L2 bank and its DRAM channel (coh.h), receiving every miss of the
+** bank (remote_via_agent).
+**
+**   local line     to the channel (carve-hwc: the home's IMST sees the
+**                  access: local reads and the bank's write-backs)
+**   remote read    probe: one DRAM read of the line's set in the carved
+**                  region (tag, valid and epoch ride in ECC: no access of
+**                  their own). Hit: the answer is the probed bytes. Miss:
+**                  the request goes to the home over RDMA; a whole-line
+**                  answer is also written into the set (one DRAM write)
+**   remote write   drops the local copy (write-through, no allocation)
+**   or atomic      and goes to the home; carve-hwc: the home's IMST
+**                  decides whether the other GPUs' copies are invalidated
+**
+** Data is real: a hit answers with what the carved DRAM holds, so a line
+** left valid after its home changed gives the old bytes.
+**
+** Ordering. The DRAM channel keeps same-address order, so a probe sent
+** after a fill reads the filled bytes. A probe or fetch that was in flight
+** while its set changed (rdc.h sequence numbers) is a miss / does not
+** fill. Coherence actions on the tag store are instant (not messages):
+** under the bulk-synchronous model they only need to land before the next
+** kernel starts, and they do at once (docs/coherence.md, "CARVE").
+**
+** Bookkeeping as in the TSU agent: a request below carries the agent's
+** bottom port as reply_to and a record as origin; the requester's fields
+** are restored before the answer goes up. At most RDC_RECORDS requests are
+** in the agent at once.
+*/
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coh/carve/carve_int.h"
+#include "mgsim/errors.h"
+#include "sim/comp.h"
+#include "sim/conn.h"
+#include "sim/port.h"
+#include "util/xmalloc.h"
+
+#define RDC_RECORDS 512u
+#define RDC_TOP_BUFFER 64u
+#define RDC_OUT (2 * RDC_RECORDS)
+
+typedef enum rec_kind {
+    REC_FORWARD,              /* to memory or the home, answer relayed */
+    REC_PROBE,                /* the probe read is below; req waits */
+    REC_FETCH,                /* a miss at the home; fills if it may */
+    REC_FILL                  /* the fill write is below */
+} rec_kind;
+
+typedef struct rdc_rec {
+    uint8_t kind;
+    mem_msg *req;             /* the bank's request */
+    void *origin;             /* the bank's fields of req */
+    sim_port *src, *reply_to;
+    uint64_t line;            /* line address of req */
+    uint16_t seq;             /* the set's sequence number it relies on */
+    uint32_t epoch;           /* the epoch of its fetch */
+    struct rdc_rec *next_free;
+} rdc_rec;
+
+enum {
+    ST_LOCAL_READS, ST_OWN_LOCAL_READS, ST_LOCAL_WRITES, ST_PROBES, ST_HITS, ST_MISSES,
+    ST_REMOTE_READS, ST_REMOTE_WRITES, ST_FILLS, ST_FILLS_DROPPED,
+    ST_EVICTIONS, ST_INVALIDATIONS, ST_INV_RECEIVED, ST_EPOCH_BUMPS,
+    ST_EPOCH_SWEEPS, ST_NAIVE_INV_BYTES, ST_RANGE_INVALIDATIONS,
+    ST_FULL_INVALIDATIONS,
+    ST_IMST_BROADCASTS, ST_IMST_RESETS, ST_IMST_TO_PRIVATE, ST_IMST_TO_RS,
+    ST_IMST_TO_RW, ST_COUNT
+};
+
+static const char *const stat_names[ST_COUNT] = {
+    "local_reads", "own_local_reads", "local_writes", "rdc_probes", "rdc_hits", "rdc_misses",
+    "remote_reads", "remote_writes", "rdc_fills", "rdc_fills_dropped",
+    "rdc_evictions", "rdc_invalidations", "rdc_inv_received",
+    "epoch_bumps", "epoch_sweeps", "naive_inv_bytes",
+    "rdc_range_invalidations", "rdc_full_invalidations", "imst_broadcasts", "imst_resets",
+    "imst_to_private", "imst_to_rs", "imst_to_rw"};
+
+struct rdc_agent {
+    sim_comp base;            /* FIRST */
+    sim_port top, bottom;
+    sim_port *memory, *remote;
+    carve *cv;
+    cache *l2;
+    uint32_t gpu, bank;
+    uint64_t local_base, local_limit;
+    uint64_t region;          /* first byte of the carved region */
+    rdc tags;
+    imst *home;               /* this GPU's IMST (carve-hwc), or NULL */
+    rdc_rec recs[RDC_RECORDS];
+    rdc_rec *free_recs;
+    uint32_t inflight;
+    mem_msg *down[RDC_RECORDS];  /* FIFO of messages waiting to go below */
+    uint32_t down_head, down_count;
+    mem_msg *out[RDC_OUT];    /* FIFO of answers waiting to go up */
+    uint32_t out_head, out_count;
+    bool top_blocked, bottom_blocked;
+    stat_counter own[ST_COUNT];  /* used when there is no registry */
+    stat_counter *st[ST_COUNT];
+};
+
+static void inc(rdc_agent *a, int i) { stat_inc(a->st[i]); }
+
+void rdc_agent_sync_stats(rdc_agent *a)
+{
+    a->st[ST_FILLS]->value = a->tags.n.fills;
+    a->st[ST_EVICTIONS]->value = a->tags.n.evictions;
+    a->st[ST_INVALIDATIONS]->value = a->tags.n.invalidations;
+    a->st[ST_EPOCH_BUMPS]->value = a->tags.n.bumps;
+    a->st[ST_EPOCH_SWEEPS]->value = a->tags.n.sweeps;
+    a->st[ST_RANGE_INVALIDATIONS]->value = a->tags.n.range_invalidations;
+    a->st[ST_FULL_INVALIDATIONS]->value = a->tags.n.full_invalidations;
+    a->st[ST_NAIVE_INV_BYTES]->value =
+        a->tags.n.bumps * a->tags.sets * a->tags.line;
+    if (a->home && a->bank == 0) {
+        /* The GPU's IMST is counted once, on its bank 0. */
+        imst *t = a->home;
+        uint64_t to[4] = {0};
+        for (int f = 0; f < 4; f++)
+            for (int s = 0; s < 4; s++)
+                to[s] += t->transitions[f][s];
+        a->st[ST_IMST_BROADCASTS]->value = t->broadcasts;
+        a->st[ST_IMST_RESETS]->value = t->resets;
+        a->st[ST_IMST_TO_PRIVATE]->value = to[IMST_PRIVATE];
+        a->st[ST_IMST_TO_RS]->value = to[IMST_RS];
+        a->st[ST_IMST_TO_RW]->value = to[IMST_RW];
+    }
+}
+
+void rdc_agent_invalidate(rdc_agent *a, uint64_t line)
+{
+    inc(a, ST_INV_RECEIVED);
+    rdc_invalidate(&a->tags, line);
+    rdc_agent_sync_stats(a);
+}
+
+const cache *rdc_agent_l2(const rdc_agent *a) { return a->l2; }
+rdc *rdc_agent_rdc(rdc_agent *a) { return &a->tags; }
+
+void rdc_agent_set_remote(rdc_agent *a, sim_port *remote)
+{
+    a->remote = remote;
+}
+
+static bool is_local(const rdc_agent *a, uint64_t addr)
+{
+    return addr >= a->local_base && addr < a->local_limit;
+}
+
+static rdc_rec *rec_get(rdc_agent *a, mem_msg *m, rec_kind kind)
+{
+    rdc_rec *r = a->free_recs;
+    a->free_recs = r->next_free;
+    a->inflight++;
+    r->kind = (uint8_t)kind;
+    r->req = m;
+    r->origin = m->origin;
+    r->src = m->base.src;
+    r->reply_to = m->reply_to;
+    r->line = m->addr & ~(uint64_t)(a->tags.line - 1);
+    r->seq = 0;
+    r->epoch = 0;
+    return r;
+}
+
+static void rec_put(rdc_agent *a, rdc_rec *r)
+{
+    r->req = NULL;
+    r->next_free = a->free_recs;
+    a->free_recs = r;
+    a->inflight--;
+}
+
+static void queue_down(rdc_agent *a, mem_msg *m, sim_port *dst)
+{
+    m->base.dst = dst;
+    assert(a->down_count < RDC_RECORDS);
+    a->down[(a->down_head + a->down_count++) % RDC_RECORDS] = m;
+}
+
+static void queue_up(rdc_agent *a, mem_msg *m)
+{
+    assert(a->out_count < RDC_OUT);
+    a->out[(a->out_head + a->out_count++) % RDC_OUT] = m;
+}
+
+/* Sends the bank's request below on the record's behalf. */
+static void forward(rdc_agent *a, rdc_rec *r, sim_port *dst)
+{
+    mem_msg *m = r->req;
+    m->origin = r;
+    m->reply_to = &a->bottom;
+    queue_down(a, m, dst);
+}
+
+/* A request of the agent's own (probe, fill) for the set of r->line. */
+static mem_msg *own_request(rdc_agent *a, rdc_rec *r, mem_msg_type type)
+{
+    mem_msg *m = mem_msg_alloc(a->cv->pool, type);
+    m->addr = a->region + rdc_offset(&a->tags, r->line);
+    m->size = a->tags.line;
+    m->flags = MEM_F_PHYS;
+    m->pid = r->req ? r->req->pid : 0;
+    m->gpu = (int32_t)a->gpu;
+    m->origin = r;
+    m->reply_to = &a->bottom;
+    m->issue_time = eng_now(a->base.eng);
+    m->base.bytes = type == MEM_WRITE ? 8 + m->size : 8;
+    return m;
+}
+
+static void take_request(rdc_agent *a, mem_msg *m)
+{
+    carve *cv = a->cv;
+    bool read = m->base.type == MEM_READ;
+    bool write = m->base.type == MEM_WRITE || m->base.type == MEM_ATOMIC;
+    if (is_local(a, m->addr)) {
+        rdc_rec *r = rec_get(a, m, REC_FORWARD);
+        inc(a, read ? ST_LOCAL_READS : ST_LOCAL_WRITES);
+        if (read && m->gpu == (int32_t)a->gpu)
+            inc(a, ST_OWN_LOCAL_READS);
+        if (a->home && read)
+            imst_local_read(a->home, r->line);
+        else if (a->home && write && imst_local_write(a->home, r->line))
+            carve_broadcast(cv, r->line, UINT32_MAX);
+        forward(a, r, a->memory);
+        return;
+    }
+    uint32_t home = (uint32_t)(m->addr / cv->sys.mem_per_gpu);
+    imst *ht = cv->imst && home < cv->sys.ngpus ? &cv->imst[home] : NULL;
+    if (read && !a->tags.sets) {       /* no RDC: straight to the home */
+        rdc_rec *r = rec_get(a, m, REC_FORWARD);
+        inc(a, ST_REMOTE_READS);
+        if (ht)
+            imst_remote_read(ht, r->line);
+        forward(a, r, a->remote);
+        return;
+    }
+    if (read) {
+        rdc_rec *r = rec_get(a, m, REC_PROBE);
+        inc(a, ST_PROBES);
+        r->seq = rdc_peek(&a->tags, rdc_set(&a->tags, r->line)).seq;
+        queue_down(a, own_request(a, r, MEM_READ), a->memory);
+        return;
+    }
+    rdc_rec *r = rec_get(a, m, REC_FORWARD);
+    if (write) {
+        inc(a, ST_REMOTE_WRITES);
+        rdc_invalidate(&a->tags, r->line);
+        if (ht && imst_remote_write(ht, r->line))
+            carve_broadcast(cv, r->line, a->gpu);
+    }
+    forward(a, r, a->remote);
+}
+
+/* The probe of r came back (p its answer). */
+static void probe_done(rdc_agent *a, rdc_rec *r, mem_msg *p)
+{
+    carve *cv = a->cv;
+    mem_msg *m = r->req;
+    uint64_t set = rdc_set(&a->tags, r->line);
+    bool hit = rdc_peek(&a->tags, set).seq == r->seq &&
+               rdc_hit(&a->tags, r->line) && !(p->flags & MEM_F_FAULT);
+    if (hit) {
+        inc(a, ST_HITS);
+        mem_msg *up = mem_msg_response(cv->pool, m);
+        memcpy(up->data, p->data + (m->addr - r->line), m->size);
+        mem_msg_release(cv->pool, p->req);
+        mem_msg_release(cv->pool, p);
+        rec_put(a, r);
+        queue_up(a, up);
+        return;
+    }
+    inc(a, ST_MISSES);
+    inc(a, ST_REMOTE_READS);
+    mem_msg_release(cv->pool, p->req);
+    mem_msg_release(cv->pool, p);
+    uint32_t home = (uint32_t)(r->line / cv->sys.mem_per_gpu);
+    if (cv->imst && home < cv->sys.ngpus)
+        imst_remote_read(&cv->imst[home], r->line);
+    if (m->addr == r->line && m->size == a->tags.line) {
+        r->kind = REC_FETCH;
+        r->seq = rdc_fetch(&a->tags, r->line);
+        r->epoch = a->tags.epoch;
+    } else {
+        r->kind = REC_FORWARD;
+    }
+    forward(a, r, a->remote);
+}
+
+/* An answer to the bank's own request: restore and relay. */
+static void relay(rdc_agent *a, rdc_rec *r, mem_msg *rsp)
+{
+    mem_msg *m = r->req;
+    m->origin = r->origin;
+    m->reply_to = r->reply_to;
+    rsp->origin = r->origin;
+    rsp->base.dst = r->reply_to ? r->reply_to : r->src;
+    queue_up(a, rsp);
+}
+
+static bool take_bottom(rdc_agent *a)
+{
+    bool progress = false;
+    mem_msg *rsp;
+    while ((rsp = (mem_msg *)port_retrieve(&a->bottom))) {
+        rdc_rec *r = rsp->req->origin;
+        progress = true;
+        switch ((rec_kind)r->kind) {
+        case REC_PROBE:
+            probe_done(a, r, rsp);
+            break;
+        case REC_FILL:
+            if (rsp->flags & MEM_F_FAULT)    /* not carved: never valid */
+                rdc_invalidate(&a->tags, r->line);
+            mem_msg_release(a->cv->pool, rsp->req);
+            mem_msg_release(a->cv->pool, rsp);
+            rec_put(a, r);
+            break;
+        case REC_FETCH: {
+            bool fault = rsp->flags & MEM_F_FAULT;
+            uint8_t data[MEM_LINE_MAX];
+            memcpy(data, rsp->data, a->tags.line);
+            relay(a, r, rsp);
+            if (!fault && rdc_fill(&a->tags, r->line, r->seq, r->epoch)) {
+                r->kind = REC_FILL;
+                r->req = NULL;
+                mem_msg *w = own_request(a, r, MEM_WRITE);
+                memcpy(w->data, data, a->tags.line);
+                queue_down(a, w, a->memory);
+            } else {
+                inc(a, ST_FILLS_DROPPED);
+                rec_put(a, r);
+            }
+            break;
+        }
+        case REC_FORWARD:
+            relay(a, r, rsp);
+            rec_put(a, r);
+            break;
+        }
+    }
+    return progress;
+}
+
+static bool send_up(rdc_agent *a)
+{
+    bool progress = false;
+    while (a->out_count && !a->top_blocked) {
+        mem_msg *m = a->out[a->out_head];
+        if (port_send(&a->top, &m->base) != MGS_OK) {
+            a->top_blocked = true;
+            break;
+        }
+        a->out_head = (a->out_head + 1) % RDC_OUT;
+        a->out_count--;
+        progress = true;
+    }
+    return progress;
+}
+
+static bool send_down(rdc_agent *a)
+{
+    bool progress = false;
+    while (a->down_count && !a->bottom_blocked) {
+        mem_msg *m = a->down[a->down_head];
+        if (port_send(&a->bottom, &m->base) != MGS_OK) {
+            a->bottom_blocked = true;
+            break;
+        }
+        a->down_head = (a->down_head + 1) % RDC_RECORDS;
+        a->down_count--;
+        progress = true;
+    }
+    return progress;
+}
+
+static bool take_top(rdc_agent *a)
+{
+    bool progress = false;
+    mem_msg *m;
+    while ((m = (mem_msg *)port_peek(&a->top))) {
+        if (!a->free_recs || a->inflight + a->out_count >= RDC_RECORDS)
+            break;
+        port_retrieve(&a->top);
+        take_request(a, m);
+        progress = true;
+    }
+    return progress;
+}
+
+static bool agent_tick(sim_comp *sc)
+{
+    rdc_agent *a = (rdc_agent *)sc;
+    bool progress = send_up(a);
+    progress |= take_bottom(a);
+    progress |= take_top(a);
+    progress |= send_down(a);
+    progress |= send_up(a);
+    if (progress)
+        rdc_agent_sync_stats(a);
+    return progress;
+}
+
+static void agent_handle(sim_comp *sc, sim_event *ev)
+{
+    (void)ev;
+    comp_wake(sc);
+}
+
+static void agent_port_free(sim_comp *sc, sim_port *p)
+{
+    rdc_agent *a = (rdc_agent *)sc;
+    if (p == &a->top)
+        a->top_blocked = false;
+    else
+        a->bottom_blocked = false;
+    comp_wake(sc);
+}
+
+static bool agent_busy(const sim_comp *sc)
+{
+    const rdc_agent *a = (const rdc_agent *)sc;
+    return a->down_count || a->out_count || a->inflight ||
+           port_occupancy(&a->top) || port_occupancy(&a->bottom);
+}
+
+static void agent_dump(const sim_comp *sc, FILE *f)
+{
+    const rdc_agent *a = (const rdc_agent *)sc;
+    fprintf(f, "  records %u/%u down %u up %u%s%s\n", a->inflight,
+            RDC_RECORDS, a->down_count, a->out_count,
+            a->top_blocked ? " top-blocked" : "",
+            a->bottom_blocked ? " bottom-blocked" : "");
+}
+
+static const sim_comp_ops agent_ops = {
+    .kind = "RDC",
+    .tick = agent_tick,
+    .handle = agent_handle,
+    .notify_port_free = agent_port_free,
+    .busy = agent_busy,
+    .dump = agent_dump,
+};
+
+sim_port *rdc_agent_new(carve *cv, const coh_site *site)
+{
+    rdc_agent *a = MGS_NEW(rdc_agent);
+    const coh_system *s = &cv->sys;
+    char name[96];
+    snprintf(name, sizeof name, "%s.RDC", site->name);
+    mgs_time period = site->period ? site->period : 1000;
+    comp_init(&a->base, site->eng, &agent_ops, name, period);
+    port_init(&a->top, &a->base, "top", RDC_TOP_BUFFER);
+    /* Every request below can answer at once. */
+    port_init(&a->bottom, &a->base, "bottom", RDC_RECORDS);
+    a->cv = cv;
+    a->l2 = site->l2;
+    a->gpu = site->gpu;
+    a->bank = site->bank;
+    a->memory = site->memory;
+    a->local_base = (uint64_t)site->gpu * s->mem_per_gpu;
+    a->local_limit = a->local_base + s->mem_per_gpu;
+    a->region = a->local_limit - s->carve.rdc_bytes;
+    rdc_init(&a->tags, s->carve.rdc_bytes, s->line, s->l2_banks, site->bank,
+             s->l2_interleave, cv->variant == CARVE_SWC,
+             s->carve.epoch_bits);
+    a->home = cv->imst ? &cv->imst[site->gpu] : NULL;
+    for (int i = 0; i < ST_COUNT; i++)
+        a->st[i] = site->stats ? stat_counter_add(site->stats, name,
+                                                  stat_names[i], "count")
+                               : &a->own[i];
+    for (uint32_t i = RDC_RECORDS; i-- > 0;) {
+        a->recs[i].next_free = a->free_recs;
+        a->free_recs = &a->recs[i];
+    }
+    conn_plug(site->net, &a->bottom);
+    conn_plug(site->net, &a->top);
+    cv->agents[site->gpu * s->l2_banks + site->bank] = a;
+    return &a->top;
+}
+
+void rdc_agent_free(rdc_agent *a)
+{
+    if (!a)
+        return;
+    /* Messages still queued are ours (a run that stopped early). */
+    for (uint32_t i = 0; i < a->out_count; i++)
+        mem_msg_release(a->cv->pool, a->out[(a->out_head + i) % RDC_OUT]);
+    rdc_fini(&a->tags);
+    port_fini(&a->top);
+    port_fini(&a->bottom);
+    comp_fini(&a->base);
+    free(a);
+}

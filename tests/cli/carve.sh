@@ -1,0 +1,102 @@
+#!/bin/bash
+# CARVE (src/coh/carve/, docs/coherence.md "CARVE"): every registered
+# workload verifies at small size under the NUMA-GPU baseline (nc with
+# remote lines in the L2), carve-swc and carve-hwc on 2 and 4 discrete
+# GPUs; carve-nc (no coherence) computes wrong results on the read-write
+# sharing stand-ins (lulesh, comd) and on pr and bfs; the fenced litmus
+# tests are clean with threads on one GPU, and across GPUs show only what
+# the NUMA-GPU baseline shows (MP: kernel-boundary coherence); the preset
+# runs; same configuration, same statistics; the carve-main study runs at
+# --size small; bad settings end with one error line and exit 2.
+#
+# Runs the optimised binary ($MGSIM_BUILD/../mgsim) when it exists (about
+# 100 s for the ~250 runs); under the sanitizers only a subset.
+. "$(dirname "$0")/lib_cli.bash"
+unset MGSIM_STUDY_DIR
+
+optimised_mgsim "vecadd pr lulesh sssp"
+L2="--set coherence.remote_cache=l2"
+
+expect_exit 2 "$bin" run vecadd --mode timing --gpus 2 --size small --quiet \
+    --db "$TMP/e.db" --set coherence.protocol=carve-hwc
+expect_one_error_line
+expect_in "$ERR" "coherence.remote_cache = l2"
+expect_exit 2 "$bin" run vecadd --mode timing --gpus 2 --size small --quiet \
+    --db "$TMP/e.db" --set coherence.protocol=carve-swc $L2 \
+    --set carve.rdc_size=4GB
+expect_one_error_line
+expect_in "$ERR" "carve.rdc_size"
+expect_exit 2 "$bin" run vecadd --mode timing --gpus 2 --size small --quiet \
+    --db "$TMP/e.db" --set coherence.protocol=carve-swc $L2 \
+    --set carve.rdc_size=100000
+expect_one_error_line
+expect_in "$ERR" "carve.rdc_size"
+
+workload_names
+failed=""
+run() { # run WORKLOAD ARGS...
+    local w=$1
+    shift
+    # shellcheck disable=SC2086
+    "$bin" run "$w" --mode timing --size small --quiet $L2 "$@" \
+        --db "$TMP/m.db" >"$TMP/o" 2>"$TMP/e" ||
+        failed="$failed $w/$*(exit $?: $(head -c 160 "$TMP/e"))"
+}
+for w in $names; do
+    for p in nc carve-swc carve-hwc; do
+        run "$w" --set coherence.protocol=$p --gpus 2
+        run "$w" --set coherence.protocol=$p --gpus 4
+    done
+done
+[ -z "$failed" ] || { echo "failing CARVE runs:$failed" >&2; exit 1; }
+
+# No coherence: stale RDC lines give wrong results (data is real).
+for w in lulesh pr; do
+    expect_exit 1 "$bin" run "$w" --mode timing --size small --quiet $L2 \
+        --gpus 2 --set coherence.protocol=carve-nc --db "$TMP/n.db"
+    expect_in "$ERR" "expected"
+done
+
+# Litmus: clean on one GPU; across GPUs only MP's stale read, exactly as
+# the NUMA-GPU baseline (nc with remote lines in the L2).
+for p in carve-swc carve-hwc; do
+    expect_exit 0 "$bin" litmus --protocol $p --gpus 2 --placement cu \
+        --fences on --iterations 1000 $L2
+    expect_in "$OUT" "mgsim litmus: ok: no forbidden outcome"
+done
+for p in nc carve-swc carve-hwc; do
+    expect_exit 1 "$bin" litmus --protocol $p --gpus 2 --placement gpu \
+        --fences on --iterations 1000 $L2
+    [ "$(grep -c 'FORBIDDEN OUTCOME SEEN' "$OUT")" = 1 ] || fail "$p: only MP"
+    awk '/^MP /{m=1} /^SB /{m=0} m && /FORBIDDEN/{f=1} END{exit !f}' "$OUT" ||
+        fail "$p: MP"
+done
+
+# The preset (4 unified GPUs, 2 MB pages, 2 GB RDC) runs and verifies.
+CONF=$(dirname "$0")/../../configs
+expect_exit 0 "$bin" run lulesh --config "$CONF/carve.ini" --size small \
+    --db "$TMP/p.db"
+expect_in "$OUT" "verified       yes"
+expect_in "$OUT" "4 GPUs (unified)"
+
+# Determinism: the same run twice, the same statistics.
+for i in 1 2; do
+    "$bin" run sssp --mode timing --size small --quiet --gpus 4 $L2 \
+        --set coherence.protocol=carve-hwc --db "$TMP/d$i.db" ||
+        fail "sssp run $i"
+    "$bin" export --db "$TMP/d$i.db" | cut -d, -f12- | grep -v -e wall -e _per_s >"$TMP/d$i.csv"
+done
+cmp -s "$TMP/d1.csv" "$TMP/d2.csv" || fail "carve-hwc statistics differ"
+grep -q 'RDC,rdc_hits' "$TMP/d1.csv" || fail "no RDC statistics"
+
+# The study at --size small: every point runs, the figures are written.
+if [ -z "$subset" ]; then
+    "$bin" study carve-main --size small --out "$TMP/s" -j 2 --quiet \
+        >"$OUT" 2>"$ERR" || fail "carve-main exited $?"
+    expect_in "$OUT" "42 points: 42 run, 0 reused, 0 failed, 0 missing"
+    for f in carve-main carve-main-fig8 carve-main-hitrate; do
+        [ -s "$TMP/s/$f.png" ] && [ -s "$TMP/s/$f-figure.csv" ] ||
+            fail "$f outputs"
+    done
+fi
+echo ok

@@ -1,0 +1,439 @@
+/*
+** CARVE (src/coh/carve/, docs/coherence.md "CARVE"):
+**   - the RDC tag store driven by a scripted sequence: miss, fetch, fill,
+**     hit, an alias evicting, invalidation, a fill refused after an
+**     invalidation landed during its fetch, epochs and their wrap (sweep),
+**     the set mapping (same channel as the cached line), ranges;
+**   - the IMST state machine: every transition and broadcast decision,
+**     the probabilistic reset at p = 0 and p = 1, the broken variant;
+**   - check() refusals;
+**   - whole systems: workloads with read-write sharing across kernels
+**     verify under carve-swc and carve-hwc on 2 and 4 GPUs with the RDC
+**     hitting; carve-nc (no coherence) and a broken IMST that forgets
+**     remote readers compute wrong results (the RDC's bytes are real);
+**   - the carved capacity is not allocatable;
+**   - the random memory tester over 4 GPUs with tiny L2s and RDCs
+**     (MGSIM_CARVE_OPS=1000000 for the long run).
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "coh/carve/imst.h"
+#include "coh/carve/rdc.h"
+#include "coh/coh.h"
+#include "mem/tester.h"
+#include "mgsim/errors.h"
+#include "platform/platform.h"
+#include "sim/stats.h"
+
+#include "coh_run.h"
+#include "tests/unit/platform/tester_rig.h"
+
+extern const coh_protocol coh_carve_swc, coh_carve_hwc, coh_carve_nc;
+extern const coh_protocol coh_carve_hwc_broken_imst;
+
+/* ---- the tag store ---- */
+
+static void test_rdc_script(void **state)
+{
+    (void)state;
+    rdc r;
+    /* 64 KiB over 2 slices of 4 KiB interleave, 64 B lines: 512 sets per
+    ** slice; this is slice 0; epochs of 2 bits. */
+    rdc_init(&r, 64 * 1024, 64, 2, 0, 4096, true, 2);
+    assert_int_equal(r.sets, 512);
+    uint64_t a = 0x100000040ull;   /* slice 0: (a / 4096) % 2 == 0 */
+    assert_int_equal((a / 4096) % 2, 0);
+    /* Cold: miss; a fetch makes it FETCHING, still no hit. */
+    assert_false(rdc_hit(&r, a));
+    uint16_t s = rdc_fetch(&r, a);
+    assert_false(rdc_hit(&r, a));
+    assert_int_equal(rdc_peek(&r, rdc_set(&r, a)).state, RDC_FETCHING);
+    /* Fill: hit. */
+    assert_true(rdc_fill(&r, a, s, r.epoch));
+    assert_true(rdc_hit(&r, a));
+    assert_int_equal(r.n.fills, 1);
+    /* An alias (same set, another tag) evicts it. The same offset of the
+    ** next span is not one (the sets rotate with the tag); search. */
+    assert_int_not_equal(rdc_set(&r, a + 64 * 1024), rdc_set(&r, a));
+    uint64_t b = a + 64 * 1024;
+    while ((b / 4096) % 2 != 0 || rdc_set(&r, b) != rdc_set(&r, a))
+        b += 64;
+    assert_int_equal(rdc_offset(&r, b), rdc_offset(&r, a));
+    assert_int_not_equal(rdc_tag(&r, b), rdc_tag(&r, a));
+    assert_false(rdc_hit(&r, b));
+    s = rdc_fetch(&r, b);
+    assert_int_equal(r.n.evictions, 1);
+    assert_false(rdc_hit(&r, a));
+    assert_true(rdc_fill(&r, b, s, r.epoch));
+    assert_true(rdc_hit(&r, b));
+    assert_false(rdc_hit(&r, a));
+    /* Invalidating the absent tag does nothing; the present one drops. */
+    assert_false(rdc_invalidate(&r, a));
+    assert_true(rdc_invalidate(&r, b));
+    assert_false(rdc_hit(&r, b));
+    assert_int_equal(r.n.invalidations, 1);
+    /* An invalidation during the fetch: the fill is refused (stale). */
+    s = rdc_fetch(&r, a);
+    assert_false(rdc_invalidate(&r, a)); /* FETCHING: dropped, not counted */
+    assert_false(rdc_fill(&r, a, s, r.epoch));
+    assert_false(rdc_hit(&r, a));
+    /* A second fetch of the set wins over the first. */
+    uint16_t s1 = rdc_fetch(&r, a), s2 = rdc_fetch(&r, a);
+    assert_false(rdc_fill(&r, a, s1, r.epoch));
+    assert_true(rdc_fill(&r, a, s2, r.epoch));
+    assert_true(rdc_hit(&r, a));
+    /* Epochs: a boundary invalidates everything at once. */
+    assert_false(rdc_epoch_bump(&r));
+    assert_false(rdc_hit(&r, a));
+    /* A fill fetched in the old epoch is not valid in the new one. */
+    s = rdc_fetch(&r, a);
+    assert_true(rdc_fill(&r, a, s, r.epoch - 1));
+    assert_false(rdc_hit(&r, a));
+    s = rdc_fetch(&r, a);
+    assert_true(rdc_fill(&r, a, s, r.epoch));
+    assert_true(rdc_hit(&r, a));
+    /* 2-bit counter: the 4th bump wraps and sweeps every set, so a line
+    ** of the wrapped-to epoch is not taken for current. */
+    assert_false(rdc_epoch_bump(&r));
+    assert_false(rdc_epoch_bump(&r));
+    assert_true(rdc_epoch_bump(&r));
+    assert_int_equal(r.epoch, 0);
+    assert_int_equal(r.n.bumps, 4);
+    assert_int_equal(r.n.sweeps, 1);
+    assert_false(rdc_hit(&r, a));
+    assert_int_equal(rdc_peek(&r, rdc_set(&r, a)).state, RDC_INVALID);
+    rdc_fini(&r);
+}
+
+static void test_rdc_mapping_and_ranges(void **state)
+{
+    (void)state;
+    rdc r;
+    rdc_init(&r, 64 * 1024, 64, 2, 1, 4096, false, 20);
+    /* Every line of slice 1 in one tag span has its own set, and the set's
+    ** place in the carved region is in the same channel (slice). */
+    uint8_t *seen = calloc(r.sets, 1);
+    uint64_t base = 3ull << 30;
+    for (uint64_t a = base; a < base + r.span; a += 64) {
+        if ((a / 4096) % 2 != 1)
+            continue;
+        uint64_t set = rdc_set(&r, a);
+        assert_true(set < r.sets);
+        assert_int_equal(seen[set], 0);
+        seen[set] = 1;
+        assert_int_equal((rdc_offset(&r, a) / 4096) % 2, 1);
+    }
+    free(seen);
+    /* Fill 3 lines of slice 1, drop two with a small range. */
+    uint64_t l[3] = {base + 4096, base + 4096 + 64, base + 3 * 4096};
+    for (int i = 0; i < 3; i++)
+        assert_true(rdc_fill(&r, l[i], rdc_fetch(&r, l[i]), 0));
+    assert_int_equal(rdc_invalidate_range(&r, base, 4096 + 100), 2);
+    assert_false(rdc_hit(&r, l[0]));
+    assert_false(rdc_hit(&r, l[1]));
+    assert_true(rdc_hit(&r, l[2]));
+    /* A range larger than the cache walks the sets (inverse mapping). */
+    assert_int_equal(rdc_invalidate_range(&r, base, 1ull << 30), 1);
+    assert_false(rdc_hit(&r, l[2]));
+    assert_int_equal(r.n.range_invalidations, 3);
+    /* A line outside the range stays. */
+    assert_true(rdc_fill(&r, l[2], rdc_fetch(&r, l[2]), 0));
+    assert_int_equal(rdc_invalidate_range(&r, base + (1ull << 30),
+                                          1ull << 30), 0);
+    assert_true(rdc_hit(&r, l[2]));
+    rdc_invalidate_all(&r);
+    assert_false(rdc_hit(&r, l[2]));
+    rdc_fini(&r);
+}
+
+/* ---- the IMST ---- */
+
+static void test_imst_script(void **state)
+{
+    (void)state;
+    imst t;
+    uint64_t base = 1ull << 30, x = base + 64, y = base + 128, z = base + 192;
+    imst_init(&t, base, 1 << 20, 64, 0, 1); /* p = 0: never reset */
+    assert_int_equal(imst_get(&t, x), IMST_UNCACHED);
+    /* Local traffic: private, no broadcast. */
+    imst_local_read(&t, x);
+    assert_int_equal(imst_get(&t, x), IMST_PRIVATE);
+    assert_false(imst_local_write(&t, x));
+    assert_int_equal(imst_get(&t, x), IMST_PRIVATE);
+    /* A remote read: read-shared; a local write must broadcast and (p = 0)
+    ** leaves it read-write shared. */
+    imst_remote_read(&t, x);
+    assert_int_equal(imst_get(&t, x), IMST_RS);
+    assert_true(imst_local_write(&t, x));
+    assert_int_equal(imst_get(&t, x), IMST_RW);
+    assert_true(imst_local_write(&t, x));
+    imst_remote_read(&t, x);
+    assert_int_equal(imst_get(&t, x), IMST_RW);
+    /* A remote write to a line nobody else holds: RW, no broadcast; to a
+    ** shared line: broadcast. */
+    assert_false(imst_remote_write(&t, y));
+    assert_int_equal(imst_get(&t, y), IMST_RW);
+    assert_true(imst_remote_write(&t, y));
+    imst_local_read(&t, z);
+    imst_remote_read(&t, z);
+    assert_true(imst_remote_write(&t, z));
+    assert_int_equal(t.broadcasts, 4);
+    assert_int_equal(t.transitions[IMST_UNCACHED][IMST_PRIVATE], 2);
+    assert_int_equal(t.transitions[IMST_PRIVATE][IMST_RS], 2);
+    assert_int_equal(t.transitions[IMST_RS][IMST_RW], 2);
+    imst_fini(&t);
+    /* p = 1: a local write to a shared line broadcasts, then private. */
+    imst_init(&t, base, 1 << 20, 64, 1000000, 1);
+    imst_remote_read(&t, x);
+    assert_true(imst_local_write(&t, x));
+    assert_int_equal(imst_get(&t, x), IMST_PRIVATE);
+    assert_int_equal(t.resets, 1);
+    assert_false(imst_local_write(&t, x));
+    imst_fini(&t);
+    /* p = 0.01 from a fixed seed: about 1 % of 10^5 shared writes. */
+    imst_init(&t, base, 1 << 20, 64, 10000, 7);
+    for (int i = 0; i < 100000; i++) {
+        imst_remote_read(&t, x);
+        assert_true(imst_local_write(&t, x));
+    }
+    assert_in_range(t.resets, 800, 1200);
+    imst_fini(&t);
+    /* Broken: remote readers are forgotten, the home's write is silent. */
+    imst_init(&t, base, 1 << 20, 64, 0, 1);
+    t.break_remote_read = true;
+    imst_remote_read(&t, x);
+    assert_int_equal(imst_get(&t, x), IMST_PRIVATE);
+    assert_false(imst_local_write(&t, x));
+    imst_fini(&t);
+}
+
+/* ---- check() ---- */
+
+static coh_system carve_sys(uint32_t ngpus)
+{
+    coh_system s;
+    memset(&s, 0, sizeof s);
+    s.ngpus = ngpus;
+    s.rdma = true;
+    s.l2_write_back = true;
+    s.line = 64;
+    s.remote_cache = COH_REMOTE_L2;
+    s.l2_banks = 16;
+    s.l2_interleave = 4096;
+    s.mem_per_gpu = 4ull << 30;
+    s.carve = (coh_carve_params){.rdc_bytes = 2ull << 30, .epoch_bits = 20,
+                                 .imst_reset_ppm = 10000};
+    return s;
+}
+
+static void expect_refused(const coh_system *s, const char *why)
+{
+    assert_int_equal(coh_carve_hwc.check(s), MGS_ECONFIG);
+    if (!strstr(mgs_error_msg(), why))
+        fail_msg("'%s' does not say '%s'", mgs_error_msg(), why);
+    mgs_error_clear();
+}
+
+static void test_check_and_sync(void **state)
+{
+    (void)state;
+    coh_system s = carve_sys(4);
+    assert_int_equal(coh_carve_swc.check(&s), MGS_OK);
+    s.remote_cache = COH_REMOTE_L1;
+    expect_refused(&s, "coherence.remote_cache = l2");
+    s = carve_sys(4);
+    s.carve.rdc_bytes = 4ull << 30;
+    expect_refused(&s, "carve.rdc_size");
+    s.carve.rdc_bytes = (1ull << 30) + 4096;
+    expect_refused(&s, "carve.rdc_size");
+    s = carve_sys(1);
+    s.rdma = false;
+    assert_int_equal(coh_carve_nc.check(&s), MGS_OK);
+    /* nc's rules, plus host writes drop the range (every GPU). */
+    s = carve_sys(4);
+    coh_sync o;
+    memset(&o, 0, sizeof o);
+    coh_carve_swc.sync(&s, COH_KERNEL_END, 0, &o);
+    assert_int_equal(o.l2, COH_WRITEBACK_INVALIDATE);
+    assert_true(o.l2_all);
+    memset(&o, 0, sizeof o);
+    coh_carve_hwc.sync(&s, COH_HOST_WRITE, 2, &o);
+    assert_int_equal(o.l2, COH_INVALIDATE);
+    memset(&o, 0, sizeof o);
+    coh_carve_hwc.sync(&s, COH_LAUNCH, 2, &o);
+    assert_int_equal(o.l1, COH_INVALIDATE);
+    assert_int_equal(o.l2, COH_KEEP);
+}
+
+/* ---- whole systems ---- */
+
+typedef struct carve_counts {
+    double hits, probes, fills, bumps, broadcasts, inv_received;
+} carve_counts;
+
+static int run_carve(const char *protocol, const char *name, int gpus,
+                     carve_counts *n)
+{
+    wl_args a;
+    const mgs_workload *wl = coh_small_args(name, gpus, false, &a);
+    coh_run r;
+    coh_run_config(&r, protocol);
+    snprintf(r.cfg.coherence_remote_cache, sizeof r.cfg.coherence_remote_cache,
+             "l2");
+    r.cfg.carve_rdc_size = 64ull << 20;
+    coh_run_start(&r, "discrete", gpus);
+    int rc = wl->run(r.rt, &a);
+    if (n) {
+        n->hits = coh_stat_sum(&r, "GPU", "rdc_hits");
+        n->probes = coh_stat_sum(&r, "GPU", "rdc_probes");
+        n->fills = coh_stat_sum(&r, "GPU", "rdc_fills");
+        n->bumps = coh_stat_sum(&r, "GPU", "epoch_bumps");
+        n->broadcasts = coh_stat_sum(&r, "GPU", "imst_broadcasts");
+        n->inv_received = coh_stat_sum(&r, "GPU", "rdc_inv_received");
+    }
+    coh_run_close(&r);
+    return rc;
+}
+
+static void test_workloads_verify(void **state)
+{
+    (void)state;
+    const char *wls[] = {"pr", "fws", "bfs", "atax"};
+    for (int g = 2; g <= 4; g += 2)
+        for (size_t w = 0; w < sizeof wls / sizeof wls[0]; w++) {
+            carve_counts s, h;
+            assert_int_equal(run_carve("carve-swc", wls[w], g, &s), MGS_OK);
+            assert_int_equal(run_carve("carve-hwc", wls[w], g, &h), MGS_OK);
+            printf("# %s on %d GPUs: swc %.0f/%.0f hits, %.0f epochs; hwc "
+                   "%.0f/%.0f hits, %.0f broadcasts, %.0f invalidations\n",
+                   wls[w], g, s.hits, s.probes, s.bumps, h.hits, h.probes,
+                   h.broadcasts, h.inv_received);
+            assert_true(s.probes > 0 && s.fills > 0 && s.bumps > 0);
+            assert_true(h.probes > 0 && h.fills > 0 && h.bumps == 0);
+            /* HWC keeps lines across kernels: at least SWC's hits. */
+            assert_true(h.hits >= s.hits);
+            if (!strcmp(wls[w], "pr"))
+                assert_true(h.hits > 0 && h.broadcasts > 0 &&
+                            h.inv_received > 0);
+        }
+}
+
+/* Stale RDC lines give wrong results: no coherence (carve-nc), and an
+** IMST that forgets remote readers (the home's writes leave their copies).
+*/
+static void test_stale_rdc_fails(void **state)
+{
+    (void)state;
+    if (!coh_find(coh_carve_hwc_broken_imst.name))
+        assert_int_equal(coh_register(&coh_carve_hwc_broken_imst), MGS_OK);
+    assert_int_equal(run_carve("carve-hwc", "pr", 2, NULL), MGS_OK);
+    assert_int_equal(run_carve("carve-hwc-broken-imst", "pr", 2, NULL),
+                     MGS_EVERIFY);
+    assert_int_equal(run_carve("carve-nc", "pr", 2, NULL), MGS_EVERIFY);
+    assert_int_equal(run_carve("carve-nc", "bfs", 2, NULL), MGS_EVERIFY);
+    mgs_error_clear();
+}
+
+/* The carved slice is not allocatable: 1 GiB GPUs with 512 MiB carved. */
+static void test_capacity_carved_out(void **state)
+{
+    (void)state;
+    for (int carve = 0; carve < 2; carve++) {
+        coh_run r;
+        coh_run_config(&r, carve ? "carve-swc" : "nc");
+        snprintf(r.cfg.coherence_remote_cache,
+                 sizeof r.cfg.coherence_remote_cache, "l2");
+        r.cfg.carve_rdc_size = 512ull << 20;
+        coh_run_start(&r, "discrete", 2);
+        mgs_dptr p;
+        int rc = mgs_malloc(r.rt, 0, 600ull << 20, &p);
+        assert_int_equal(rc, carve ? MGS_ENOMEM : MGS_OK);
+        mgs_error_clear();
+        assert_int_equal(mgs_malloc(r.rt, 1, 400ull << 20, &p), MGS_OK);
+        coh_run_close(&r);
+    }
+}
+
+/* The random tester: 4 GPUs of 64 KiB with 16 KiB carved (never touched
+** by the tester), 4 KiB L2s, every unit read by every agent. */
+#define TESTER_MEM (64u * 1024)
+#define TESTER_RDC (16u * 1024)
+
+static void tester_run(const char *protocol, uint64_t total)
+{
+    platform_config pc;
+    tester_rig_small_gpus(&pc, PLATFORM_DISCRETE, 4, TESTER_MEM);
+    pc.gpu.l2.size = 4 * 1024;
+    pc.gpu.l2.write_policy = CACHE_WRITE_THROUGH;
+    pc.remote_cache = COH_REMOTE_L2;
+    pc.coh_carve = (coh_carve_params){.rdc_bytes = TESTER_RDC,
+                                      .epoch_bits = 20,
+                                      .imst_reset_ppm = 10000};
+    snprintf(pc.coherence, sizeof pc.coherence, "%s", protocol);
+    tester_rig tr;
+    tester_rig_platform(&tr, &pc);
+    mem_tester_config tc;
+    tester_rig_config(&tr, &pc, 2 * pc.ngpus, &tc);
+    tc.ops_per_agent = total / tc.agents;
+    tc.mode = MEM_TESTER_OWNED_UNITS;
+    tc.seed = 17;
+    tc.hole_period = TESTER_MEM;
+    tc.hole_bytes = TESTER_RDC;
+    tester_rig_tester(&tr, &tc);
+    for (uint32_t i = 0; i < tc.agents; i++)
+        tester_rig_place(&tr, i, i % pc.ngpus);
+    assert_int_equal(eng_run(tr.eng), MGS_OK);
+    if (mem_tester_mismatches(tr.t))
+        mem_tester_report(tr.t, stderr);
+    assert_true(mem_tester_done(tr.t));
+    assert_int_equal(mem_tester_mismatches(tr.t), 0);
+    /* Memory equals the reference outside the carved slices. */
+    const uint8_t *ref = mem_tester_shadow(tr.t);
+    for (uint32_t g = 0; g < pc.ngpus; g++)
+        assert_memory_equal(tr.fm.bytes + (uint64_t)g * TESTER_MEM,
+                            ref + (uint64_t)g * TESTER_MEM,
+                            TESTER_MEM - TESTER_RDC);
+    rt_rig r = {.stats = tr.st};
+    double hits = rt_rig_stat(&r, "GPU*", "rdc_hits", NULL);
+    double probes = rt_rig_stat(&r, "GPU*", "rdc_probes", NULL);
+    double inv = rt_rig_stat(&r, "GPU*", "rdc_invalidations", NULL);
+    printf("# tester, %s: %llu ops on 4 GPUs, %llu bytes checked; RDC "
+           "%.0f/%.0f hits, %.0f invalidations\n", protocol,
+           (unsigned long long)(tc.ops_per_agent * tc.agents),
+           (unsigned long long)mem_tester_checked(tr.t), hits, probes, inv);
+    assert_true(hits > 0 && probes > hits);
+    tester_rig_free(&tr);
+}
+
+static void test_random_tester(void **state)
+{
+    (void)state;
+    const char *env = getenv("MGSIM_CARVE_OPS");
+    uint64_t total = env && *env ? strtoull(env, NULL, 10) : 60000;
+    tester_run("carve-swc", total);
+    tester_run("carve-hwc", total);
+    tester_run("carve-nc", total);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rdc_script),
+        cmocka_unit_test(test_rdc_mapping_and_ranges),
+        cmocka_unit_test(test_imst_script),
+        cmocka_unit_test(test_check_and_sync),
+        cmocka_unit_test(test_workloads_verify),
+        cmocka_unit_test(test_stale_rdc_fails),
+        cmocka_unit_test(test_capacity_carved_out),
+        cmocka_unit_test(test_random_tester),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
