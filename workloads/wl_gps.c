@@ -443,3 +443,11 @@ int wl_gps_graph_arrays(wl_gps *w, const wl_gps_graph *g,
         wl_gps_graph_access(g, *rowp, p, v0[p], nv[p]);
     return rc;
 }
+
+uint64_t wl_gps_stencil_footprint(const wl_gps_stencil *s, const wl_args *a,
+                                  int64_t n)
+{
+    uint64_t cells = (uint64_t)n * (uint64_t)n * (uint64_t)n;
+    return cells * 4 * (uint64_t)s->arrays * (uint64_t)s->comps *
+           (uint64_t)(a->num_gpus > 0 ? a->num_gpus : 1);
+}

@@ -146,4 +146,8 @@ typedef struct wl_gps_stencil {
 int wl_gps_stencil_run(mgs_rt *rt, const wl_args *a, const wl_gps_stencil *s,
                        int64_t nx, int64_t ny, int64_t nz, int64_t iters,
                        int paradigm, float rtol);
+/* Footprint of a cubic stencil of edge n: its arrays of comps floats per
+** cell, one copy per GPU (the memcpy paradigm's replicas). */
+uint64_t wl_gps_stencil_footprint(const wl_gps_stencil *s, const wl_args *a,
+                                  int64_t n);
 #endif

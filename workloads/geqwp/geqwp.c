@@ -49,8 +49,7 @@ static int geqwp_run(mgs_rt *rt, const wl_args *a)
 
 static uint64_t geqwp_footprint(const wl_args *a)
 {
-    uint64_t n = (uint64_t)a->param[P_N];
-    return n * n * n * 12 * (uint64_t)(a->num_gpus > 0 ? a->num_gpus : 1);
+    return wl_gps_stencil_footprint(&st, a, a->param[P_N]);
 }
 
 const mgs_workload wl_geqwp = {
