@@ -82,7 +82,7 @@ HIPLIB_A := $(BUILD)/libmgsim-hip.a
 HIPLIB_SO := $(BUILD)/libmgsim-hip.so
 HIPLIBS := $(if $(HIP_SRCS),$(HIPLIB_A) $(HIPLIB_SO))
 
-.PHONY: all test test-matrix bench clean kernels demo
+.PHONY: all test test-matrix bench emu-times clean kernels demo
 all: $(CLI) $(HIPLIBS) kernels
 
 kernels: $(KERNELS)
@@ -162,6 +162,11 @@ test-matrix: all
 
 bench: $(CLI) $(BENCH_BINS) kernels
 	scripts/run_bench.sh $(BUILD)
+
+# Emulation seconds of every workload at the default size (long: over an
+# hour of CPU; docs/performance.md).
+emu-times: $(CLI) kernels
+	scripts/emu_times.sh --mgsim $(CLI)
 
 clean:
 	rm -rf $(ROOTBUILD)

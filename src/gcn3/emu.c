@@ -244,19 +244,45 @@ void gcn_emu_init_wave_slot(const gcn_emu_launch *l, gcn_workgroup *wg,
                                                     : GCN_WAVE_LANES;
     w->exec = lanes == 64 ? ~0ull : (1ull << lanes) - 1;
     uint32_t *vx = gcn_vreg(w, 0), *vy = gcn_vreg(w, 1), *vz = gcn_vreg(w, 2);
-    for (uint32_t i = 0; i < GCN_WAVE_LANES; i++) {
-        uint32_t flat = first + i;
-        uint32_t x = 0, y = 0, z = 0;
-        if (i < lanes) {
-            x = flat % nx;
-            y = flat / nx % ny;
-            z = flat / nx / ny;
-        }
+    /* Lane i is work-item first + i: one division for the first lane, then
+    ** x counts up and carries into y and z (a wave starts thousands of
+    ** times per launch; three divisions per lane were 10-15 % of emu time
+    ** on kernels of a few instructions, such as bs and fws). */
+    const unsigned ids = k->vgpr_workitem_id; /* VGPRs v1, v2 only if set */
+    uint32_t x = first % nx, y = first / nx % ny, z = first / nx / ny;
+    if (lanes == GCN_WAVE_LANES && x + GCN_WAVE_LANES <= nx) {
+        /* The wave lies in one row (every 1-D work-group of 64k items):
+        ** straight-line stores the compiler vectorises. */
+        for (uint32_t i = 0; i < GCN_WAVE_LANES; i++)
+            vx[i] = x + i;
+        if (ids >= 1)
+            for (uint32_t i = 0; i < GCN_WAVE_LANES; i++)
+                vy[i] = y;
+        if (ids >= 2)
+            for (uint32_t i = 0; i < GCN_WAVE_LANES; i++)
+                vz[i] = z;
+        return;
+    }
+    for (uint32_t i = 0; i < lanes; i++) {
         vx[i] = x;
-        if (k->vgpr_workitem_id >= 1)
+        if (ids >= 1)
             vy[i] = y;
-        if (k->vgpr_workitem_id >= 2)
+        if (ids >= 2)
             vz[i] = z;
+        if (++x == nx) {
+            x = 0;
+            if (++y == ny) {
+                y = 0;
+                z++;
+            }
+        }
+    }
+    for (uint32_t i = lanes; i < GCN_WAVE_LANES; i++) {
+        vx[i] = 0;
+        if (ids >= 1)
+            vy[i] = 0;
+        if (ids >= 2)
+            vz[i] = 0;
     }
 }
 

@@ -20,6 +20,7 @@
 #include "gcn3/inst.h"
 #include "gcn3/wave.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,12 +29,18 @@
 /* Global-memory access used by SMEM, FLAT and MUBUF semantics. Addresses
 ** are device virtual addresses. read/write return MGS_OK or MGS_EFAULT.
 ** atomic performs op (an atomic gcn_op) at addr of size 4 or 8 bytes with
-** operand src (and cmp for compare-swap), returns the old value in *old. */
+** operand src (and cmp for compare-swap), returns the old value in *old.
+** span (optional, may be NULL) returns the host bytes behind [addr, addr+n)
+** when read (write = false) or write would succeed on all of them and they
+** are contiguous on the host, else NULL; the caller then uses read/write,
+** which report the fault. A wave whose lanes all fall in one span is one
+** call instead of one per lane (gathers within a 4 KiB block). */
 typedef struct gcn_mem_ops {
     int (*read)(void *mem, uint64_t addr, void *dst, size_t n);
     int (*write)(void *mem, uint64_t addr, const void *src, size_t n);
     int (*atomic)(void *mem, uint64_t addr, unsigned op, unsigned size,
                   uint64_t src, uint64_t cmp, uint64_t *old);
+    uint8_t *(*span)(void *mem, uint64_t addr, size_t n, bool write);
 } gcn_mem_ops;
 
 /* s_sendmsg message types (simm16[3:0]) that compute kernels send. */

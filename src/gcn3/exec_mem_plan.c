@@ -454,6 +454,58 @@ int gcn_mem_plan_inst(gcn_wave *w, const gcn_inst *in, gcn_mem_plan *p)
 /* Lane-major run: lane l's elements are consecutive (addr[e][l] =
 ** addr[0][l] + 4e) and lane l+1 follows lane l. Such runs (a coalesced
 ** dwordxN access) are one mem_ops call. */
+/* Every active lane's dwords inside one host span (ops->span): copied
+** lane by lane, elements in order (the order the per-lane path writes
+** them). Returns 1 if done, 0 if the lanes do not fit one span. */
+static int access_span(gcn_mem_plan *p, const gcn_mem_ops *ops, void *mem,
+                       bool load)
+{
+    const unsigned ne = p->nelem;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    if (ne == 1 && p->mem_lanes == ~0ull) { /* the common case, vectorised */
+        const uint64_t *a = p->addr[0];
+        for (unsigned l = 0; l < GCN_WAVE_LANES; l++) {
+            lo = a[l] < lo ? a[l] : lo;
+            hi = a[l] > hi ? a[l] : hi;
+        }
+        if (hi - lo >= 4096)
+            return 0;
+        uint8_t *base = ops->span(mem, lo, (size_t)(hi - lo) + 4, !load);
+        if (!base)
+            return 0;
+        uint32_t *d = p->data[0];
+        if (load)
+            for (unsigned l = 0; l < GCN_WAVE_LANES; l++)
+                memcpy(&d[l], base + (a[l] - lo), 4);
+        else
+            for (unsigned l = 0; l < GCN_WAVE_LANES; l++)
+                memcpy(base + (a[l] - lo), &d[l], 4);
+        return 1;
+    }
+    for (unsigned e = 0; e < ne; e++)
+        for (uint64_t m = p->mem_lanes; m; m &= m - 1) {
+            uint64_t a = p->addr[e][__builtin_ctzll(m)];
+            lo = a < lo ? a : lo;
+            hi = a > hi ? a : hi;
+        }
+    if (hi - lo >= 4096) /* no host block is larger */
+        return 0;
+    uint8_t *base = ops->span(mem, lo, (size_t)(hi - lo) + 4, !load);
+    if (!base)
+        return 0;
+    for (uint64_t m = p->mem_lanes; m; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctzll(m);
+        for (unsigned e = 0; e < ne; e++) {
+            uint8_t *b = base + (p->addr[e][l] - lo);
+            if (load)
+                memcpy(&p->data[e][l], b, 4);
+            else
+                memcpy(b, &p->data[e][l], 4);
+        }
+    }
+    return 1;
+}
+
 static int access_dwords(gcn_mem_plan *p, const gcn_mem_ops *ops, void *mem)
 {
     const unsigned ne = p->nelem, bytes = 4 * ne;
@@ -461,6 +513,8 @@ static int access_dwords(gcn_mem_plan *p, const gcn_mem_ops *ops, void *mem)
     const uint64_t lanes = p->mem_lanes;
     uint32_t buf[GCN_WAVE_LANES * GCN_MEM_PLAN_ELEMS];
     unsigned lane = 0;
+    if (ops->span && access_span(p, ops, mem, load))
+        return MGS_OK;
     if (ne == 1) { /* runs of lanes with consecutive dwords */
         const uint64_t *a = p->addr[0];
         while (lane < GCN_WAVE_LANES) {

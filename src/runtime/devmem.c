@@ -913,5 +913,24 @@ static int view_atomic(void *v, uint64_t addr, unsigned op, unsigned size,
                         !w->page_bounds);
 }
 
+/* The host bytes of [addr, addr + n) when they lie in one host block and
+** the access is allowed (mapped in the GPU's table; inside the allocation
+** unless page_bounds): what read_table / write_table would touch. A read
+** of a block never written is NULL (read_table gives zeros without
+** allocating it). */
+static uint8_t *view_span(void *v, uint64_t addr, size_t n, bool write)
+{
+    const mgs_devmem_view *w = v;
+    mgs_devmem_table *t = table_of(w->mem, w->gpu);
+    uint64_t pa, end;
+    if (!t || n == 0 || block_run(addr, n) != n ||
+        !lookup(w->mem, t, addr, &pa, &end) ||
+        (!w->page_bounds && addr + n > end))
+        return NULL;
+    uint8_t *b = write ? block_get(w->mem, pa) : block_peek(w->mem, pa);
+    return b ? b + (pa & BLOCK_MASK) : NULL;
+}
+
 const gcn_mem_ops mgs_devmem_view_ops = {
-    .read = view_read, .write = view_write, .atomic = view_atomic};
+    .read = view_read, .write = view_write, .atomic = view_atomic,
+    .span = view_span};

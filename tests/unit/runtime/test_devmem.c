@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "gcn3/exec.h"
+#include "gcn3/exec_mem_plan.h"
 #include "gcn3/inst.h"
 #include "mgsim/errors.h"
 #include "mgsim/runtime.h"
@@ -258,6 +260,96 @@ static void test_runs_and_readonly(void **state)
     mgs_devmem_destroy(&m);
 }
 
+/* Runs plan p twice, through the view's ops with and without the span
+** fast path (gcn_mem_ops.span); both must give the same result code, the
+** same loaded data and the same memory. */
+static int plan_both_ways(mgs_devmem *m, mgs_devmem_view *v,
+                          const gcn_mem_plan *p, uint64_t va, size_t bytes)
+{
+    gcn_mem_ops slow = mgs_devmem_view_ops;
+    slow.span = NULL;
+    static gcn_mem_plan a, b;
+    static uint8_t before[3 * 4096], after_a[3 * 4096], after_b[3 * 4096];
+    assert_true(bytes <= sizeof before);
+    assert_int_equal(mgs_devmem_read(m, va, before, bytes), MGS_OK);
+    a = *p;
+    int rc_a = gcn_mem_plan_access(&a, &mgs_devmem_view_ops, v);
+    char msg_a[160];
+    snprintf(msg_a, sizeof msg_a, "%s", rc_a ? mgs_error_msg() : "");
+    assert_int_equal(mgs_devmem_read(m, va, after_a, bytes), MGS_OK);
+    assert_int_equal(mgs_devmem_write(m, va, before, bytes), MGS_OK);
+    b = *p;
+    int rc_b = gcn_mem_plan_access(&b, &slow, v);
+    assert_int_equal(rc_a, rc_b);
+    if (rc_b)
+        assert_string_equal(msg_a, mgs_error_msg());
+    assert_int_equal(mgs_devmem_read(m, va, after_b, bytes), MGS_OK);
+    assert_memory_equal(after_a, after_b, bytes);
+    assert_memory_equal(a.data, b.data, sizeof a.data);
+    return rc_a;
+}
+
+/* Gathers and scatters inside one 4 KiB block take one span; the result
+** is the per-lane path's: data, lane order of overlapping stores, partial
+** EXEC, dwordx2 elements, fall-back across blocks, faults to the byte. */
+static void test_view_span_matches_per_lane(void **state)
+{
+    (void)state;
+    mgs_devmem m;
+    assert_int_equal(mgs_devmem_init(&m, 1, 1 << 20), MGS_OK);
+    uint64_t va;
+    assert_int_equal(mgs_devmem_alloc_range(&m, 0, 3 * 4096, &va), MGS_OK);
+    uint32_t init[3 * 1024];
+    for (uint32_t i = 0; i < 3 * 1024; i++)
+        init[i] = 0x1000u + i;
+    assert_int_equal(mgs_devmem_write(&m, va, init, sizeof init), MGS_OK);
+    mgs_devmem_view v = {.mem = &m, .gpu = 0, .page_bounds = false};
+    static gcn_mem_plan p;
+    memset(&p, 0, sizeof p);
+    p.kind = GCN_MEM_LOAD;
+    p.elem_bytes = 4;
+    p.nelem = 1;
+    p.mem_lanes = p.ret_lanes = ~0ull;
+    for (unsigned l = 0; l < 64; l++) /* a gather: lanes out of order */
+        p.addr[0][l] = va + 4 * ((l * 37) % 64 + 200);
+    assert_int_equal(plan_both_ways(&m, &v, &p, va, sizeof init), MGS_OK);
+    p.mem_lanes = p.ret_lanes = 0x00ff00ff00ff00f1ull; /* partial EXEC */
+    assert_int_equal(plan_both_ways(&m, &v, &p, va, sizeof init), MGS_OK);
+    /* Stores: every lane to one of two dwords; the last lane wins. */
+    p.kind = GCN_MEM_STORE;
+    p.mem_lanes = ~0ull;
+    for (unsigned l = 0; l < 64; l++) {
+        p.addr[0][l] = va + 4096 + 4 * (l & 1);
+        p.data[0][l] = 0xabc00u + l;
+    }
+    assert_int_equal(plan_both_ways(&m, &v, &p, va, sizeof init), MGS_OK);
+    uint32_t w[2];
+    assert_int_equal(mgs_devmem_read(&m, va + 4096, w, 8), MGS_OK);
+    assert_int_equal(w[0], 0xabc00u + 62);
+    assert_int_equal(w[1], 0xabc00u + 63);
+    /* dwordx2 per lane, and lanes across two blocks (no single span). */
+    p.nelem = 2;
+    for (unsigned l = 0; l < 64; l++) {
+        p.addr[0][l] = va + 8 * ((l * 5) % 64) + (l < 32 ? 0 : 4096 - 256);
+        p.addr[1][l] = p.addr[0][l] + 4;
+        p.data[1][l] = 0xdef00u + l;
+    }
+    assert_int_equal(plan_both_ways(&m, &v, &p, va, sizeof init), MGS_OK);
+    p.kind = GCN_MEM_LOAD;
+    assert_int_equal(plan_both_ways(&m, &v, &p, va, sizeof init), MGS_OK);
+    /* One lane past the allocation's end: the same fault either way, and
+    ** with page bounds (ROCm) both read the mapped page. */
+    p.nelem = 1;
+    for (unsigned l = 0; l < 64; l++)
+        p.addr[0][l] = va + 3 * 4096 - 256 + 4 * l;
+    p.addr[0][9] = va + 3 * 4096;
+    assert_int_equal(plan_both_ways(&m, &v, &p, va, sizeof init), MGS_EFAULT);
+    p.addr[0][9] = va + 3 * 4096 - 4;
+    p.kind = GCN_MEM_STORE;
+    assert_int_equal(plan_both_ways(&m, &v, &p, va, sizeof init), MGS_OK);
+    mgs_devmem_destroy(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -269,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_d2d_memset),
         cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_runs_and_readonly),
+        cmocka_unit_test(test_view_span_matches_per_lane),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
