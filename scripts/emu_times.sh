@@ -6,8 +6,10 @@
 # rate, verified) to stdout, one row as each run ends.
 #
 #   scripts/emu_times.sh [--size small|default] [--timeout S] [--only A,B]
-#                        [--mgsim PATH] [--out DIR]
+#                        [--mgsim PATH] [--out DIR] [-- RUN-OPTIONS...]
 #
+# RUN-OPTIONS go to every `mgsim run` (e.g. `-- --preset carve --gpus 1`
+# for the CARVE workloads, whose default sizes need its 32 GB per GPU).
 # A run that passes --timeout seconds of wall time (default 1800) is stopped
 # and reported as "timeout"; one that fails verification or errors shows its
 # exit code. The databases go to --out (default a temporary directory,
@@ -26,7 +28,8 @@ while [ $# -gt 0 ]; do
     --only) only=$2; shift 2 ;;
     --mgsim) mgsim=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --) shift; break ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "emu_times.sh: error: unknown option '$1' (try --help)" >&2
        exit 2 ;;
     esac
@@ -59,7 +62,7 @@ for w in $names; do
     /usr/bin/time -f "%e %U %S %M" -o "$tfile" \
         timeout --signal=INT "$timeout_s" \
         "$mgsim" run "$w" --mode emu --size "$size" --quiet --json \
-        --db "$out/$w.db" >"$json" 2>"$out/$w.err"
+        --db "$out/$w.db" "$@" >"$json" 2>"$out/$w.err"
     rc=$?
     read -r wall user sys rss_kb < <(tail -n 1 "$tfile")
     cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.1f", u + s}')
