@@ -50,7 +50,7 @@ int conn_config_validate(const sim_conn_config *cfg)
     return MGS_OK;
 }
 
-static void notify_recv(sim_engine *e, sim_port *p)
+void conn_notify_recv_(sim_engine *e, sim_port *p)
 {
     sim_comp *owner = p->comp;
     if (owner->ops->notify_recv)
@@ -59,7 +59,7 @@ static void notify_recv(sim_engine *e, sim_port *p)
         comp_wake(owner);
 }
 
-static void notify_port_free(sim_engine *e, sim_port *p)
+void conn_notify_port_free_(sim_engine *e, sim_port *p)
 {
     sim_comp *owner = p->comp;
     if (owner->ops->notify_port_free)
@@ -70,6 +70,8 @@ static void notify_port_free(sim_engine *e, sim_port *p)
 
 int conn_accept_(sim_conn *c, sim_port *p, sim_msg *m)
 {
+    if (MGS_UNLIKELY(c->mixed))
+        return conn_cross_accept_(c, p, m);
     conn_lane *l = p->lane;
     const uint32_t cap = c->cfg.lane_capacity;
     if (l->count == cap) {
@@ -152,16 +154,18 @@ static void lane_deliver(sim_conn *c, conn_lane *l)
                             .comp = dst->comp, .port = dst, .msg = m};
         eng_fire_hooks_(e, &ctx);
     }
-    notify_recv(e, dst);
+    conn_notify_recv_(e, dst);
     sim_port *src = l->src;
     if (src->sender_waiting) {
         src->sender_waiting = false;
-        notify_port_free(e, src);
+        conn_notify_port_free_(e, src);
     }
 }
 
 void conn_port_freed_(sim_port *p)
 {
+    if (p->xwait)
+        conn_cross_retry_(p);
     /* Every waiting lane retries at this time, in the order they blocked;
     ** those that lose the race re-block at the tail (round robin). */
     conn_lane *l = p->blocked;
@@ -210,7 +214,11 @@ int conn_check(const sim_conn *c)
 
 static void conn_handle(sim_comp *comp, sim_event *ev)
 {
-    lane_deliver((sim_conn *)comp, ev->data);
+    sim_conn *c = (sim_conn *)comp;
+    if (MGS_UNLIKELY(c->mixed))
+        conn_cross_lane_free_(c, ev->data);
+    else
+        lane_deliver(c, ev->data);
 }
 
 static bool conn_busy(const sim_comp *comp)
@@ -276,6 +284,7 @@ void conn_plug(sim_conn *c, sim_port *p)
     conn_lane *l = mgs_xcalloc(1, sizeof *l + cap * sizeof(conn_slot));
     l->slots = (conn_slot *)(l + 1);
     l->conn = c;
+    l->eng = p->eng;
     l->src = p;
     size_t n = strlen(c->base.name) + strlen(p->name) + 8;
     l->name = mgs_xmalloc(n);
@@ -285,6 +294,7 @@ void conn_plug(sim_conn *c, sim_port *p)
     c->lanes[c->nlanes++] = l;
     p->conn = c;
     p->lane = l;
+    conn_cross_plugged_(c, l);
 }
 
 void conn_plug_via(sim_conn *c, sim_port *p, sim_port *via)

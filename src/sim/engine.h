@@ -144,6 +144,12 @@ size_t eng_diagnose(const sim_engine *e, char *buf, size_t n,
 ** registration order. */
 void eng_dump(const sim_engine *e, FILE *f);
 
+/* Index of the partition (sim/partition.h) the calling thread runs: 0
+** outside a parallel window. Per-partition state outside the engine (the
+** memory message pool) picks its share with it. */
+extern __attribute__((tls_model("initial-exec"))) _Thread_local uint32_t
+    eng_thread_part_;
+
 /* ---- hooks ---------------------------------------------------------- */
 
 typedef enum sim_hook_pos {
