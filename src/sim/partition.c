@@ -17,8 +17,13 @@
 */
 #include "sim/partition.h"
 
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -33,6 +38,47 @@ __attribute__((tls_model("initial-exec"))) _Thread_local uint32_t
     eng_thread_part_;
 
 #define ENG_MAX_THREADS 64u
+/* Barrier waits spin this many rounds (yielding now and then, for a
+** machine with more threads than free cores) before they sleep: a window
+** lasts tens of microseconds, a futex wake-up costs about as much. */
+#define BARRIER_SPINS 20000u
+#define BARRIER_YIELD_EVERY 256u
+
+/* A barrier for a fixed set of threads: spin, then sleep on a futex (so
+** workers idle between runs cost nothing). */
+typedef struct par_barrier {
+    uint32_t n;
+    uint32_t count;           /* arrived in this generation */
+    uint32_t gen;             /* bumped by the last arrival */
+    uint32_t sleepers;        /* threads in futex_wait */
+} par_barrier;
+
+static void barrier_wait(par_barrier *b)
+{
+    uint32_t g = __atomic_load_n(&b->gen, __ATOMIC_ACQUIRE);
+    if (__atomic_add_fetch(&b->count, 1, __ATOMIC_ACQ_REL) == b->n) {
+        __atomic_store_n(&b->count, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&b->gen, g + 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&b->sleepers, __ATOMIC_SEQ_CST))
+            syscall(SYS_futex, &b->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
+                    NULL, 0);
+        return;
+    }
+    for (uint32_t i = 1; i <= BARRIER_SPINS; i++) {
+        if (__atomic_load_n(&b->gen, __ATOMIC_ACQUIRE) != g)
+            return;
+        if (i % BARRIER_YIELD_EVERY == 0)
+            sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+        else
+            __builtin_ia32_pause();
+#endif
+    }
+    __atomic_add_fetch(&b->sleepers, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&b->gen, __ATOMIC_SEQ_CST) == g)
+        syscall(SYS_futex, &b->gen, FUTEX_WAIT_PRIVATE, g, NULL, NULL, 0);
+    __atomic_sub_fetch(&b->sleepers, 1, __ATOMIC_SEQ_CST);
+}
 
 /* A post waiting in a mailbox: a future event of another partition. */
 typedef struct eng_mail {
@@ -79,8 +125,9 @@ struct eng_group {
     mgs_time horizon[ENG_MAX_PARTITIONS];
     /* Threads: the caller is worker 0; workers 1.. wait at `start`. */
     uint32_t threads, started;
+    bool profile;             /* eng_set_profile */
     pthread_t tid[ENG_MAX_THREADS];
-    pthread_barrier_t start, end;
+    par_barrier start, end;
     bool quit;
     worker_arg warg[ENG_MAX_THREADS];
     double wait[ENG_MAX_THREADS];
@@ -243,6 +290,12 @@ int eng_set_threads(sim_engine *root, uint32_t threads)
     return MGS_OK;
 }
 
+void eng_set_profile(sim_engine *root, bool on)
+{
+    if (root->group)
+        root->group->profile = on;
+}
+
 void eng_group_stats_get(const sim_engine *root, eng_group_stats *out)
 {
     memset(out, 0, sizeof *out);
@@ -308,12 +361,12 @@ static void *worker_loop(void *arg)
     worker_arg *w = arg;
     eng_group *g = w->g;
     for (;;) {
-        pthread_barrier_wait(&g->start);
+        barrier_wait(&g->start);
         if (g->quit)
             return NULL;
         run_share(g, w->k);
         double t0 = wall_s();
-        pthread_barrier_wait(&g->end);
+        barrier_wait(&g->end);
         g->wait[w->k] += wall_s() - t0;
     }
 }
@@ -326,8 +379,8 @@ static void threads_start(eng_group *g)
         g->threads = g->n;
     if (g->threads < 2)
         return;
-    pthread_barrier_init(&g->start, NULL, g->threads);
-    pthread_barrier_init(&g->end, NULL, g->threads);
+    g->start = (par_barrier){.n = g->threads};
+    g->end = (par_barrier){.n = g->threads};
     for (uint32_t k = 1; k < g->threads; k++) {
         g->warg[k] = (worker_arg){g, k};
         if (pthread_create(&g->tid[k], NULL, worker_loop, &g->warg[k]))
@@ -336,17 +389,53 @@ static void threads_start(eng_group *g)
     g->started = g->threads;
 }
 
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One thread, profiling: the CPU time of each partition's share, and the
+** window's critical path had 2, 4 or 8 threads run it (partition p on
+** thread p mod T), which estimates the parallel run without its barrier
+** costs (eng_group_stats.crit_s). */
+static void run_window_profiled(eng_group *g)
+{
+    double t[ENG_MAX_PARTITIONS];
+    for (uint32_t p = 0; p < g->n; p++) {
+        double t0 = cpu_s();
+        run_part(g, p);
+        t[p] = cpu_s() - t0;
+        g->st.part_s += t[p];
+    }
+    static const uint32_t threads[ENG_PROFILE_WIDTHS] = {2, 4, 8};
+    for (int k = 0; k < ENG_PROFILE_WIDTHS; k++) {
+        double share[8] = {0}, worst = 0;
+        for (uint32_t p = 0; p < g->n; p++)
+            share[p % threads[k]] += t[p];
+        for (uint32_t j = 0; j < threads[k]; j++)
+            if (share[j] > worst)
+                worst = share[j];
+        g->st.crit_s[k] += worst;
+    }
+}
+
 static void run_window(eng_group *g)
 {
     if (!g->started) {
+        if (g->profile) {
+            run_window_profiled(g);
+            return;
+        }
         for (uint32_t p = 0; p < g->n; p++)
             run_part(g, p);
         return;
     }
-    pthread_barrier_wait(&g->start);
+    barrier_wait(&g->start);
     run_share(g, 0);
     double t0 = wall_s();
-    pthread_barrier_wait(&g->end);
+    barrier_wait(&g->end);
     g->wait[0] += wall_s() - t0;
 }
 
@@ -357,11 +446,9 @@ void eng_group_free_(sim_engine *root)
         return;
     if (g->started) {
         g->quit = true;
-        pthread_barrier_wait(&g->start);
+        barrier_wait(&g->start);
         for (uint32_t k = 1; k < g->started; k++)
             pthread_join(g->tid[k], NULL);
-        pthread_barrier_destroy(&g->start);
-        pthread_barrier_destroy(&g->end);
     }
     for (uint32_t i = 0; i < g->n; i++) {
         eng_part *pt = &g->part[i];

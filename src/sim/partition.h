@@ -42,6 +42,7 @@
 #ifndef MGS_SIM_PARTITION_H
 #define MGS_SIM_PARTITION_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sim/engine.h"
@@ -76,13 +77,23 @@ void eng_post(sim_engine *from, sim_engine *to, mgs_time t, sim_comp *target,
               eng_post_fn fn, void *a, void *b, uint64_t x);
 
 /* Counters of the synchronisation (bench_parallel4, docs/engine.md). */
+#define ENG_PROFILE_WIDTHS 3   /* 2, 4 and 8 threads */
 typedef struct eng_group_stats {
     uint64_t windows;       /* boundaries passed */
     uint64_t events;        /* events fired in all partitions */
     uint64_t posts;         /* crossings delivered through mailboxes */
     double wait_s;          /* wall time threads spent at the barrier */
     double serial_s;        /* wall time of the boundary work */
+    /* With eng_set_profile and one thread: CPU seconds of all partitions'
+    ** windows, and the sum over windows of the busiest thread's share had
+    ** 2, 4, 8 threads run them: part_s / crit_s[k] is the speed-up those
+    ** threads could reach with free barriers. */
+    double part_s;
+    double crit_s[ENG_PROFILE_WIDTHS];
 } eng_group_stats;
 void eng_group_stats_get(const sim_engine *root, eng_group_stats *out);
+/* Measures each partition's CPU time per window (one thread only; costs
+** two clock reads per partition and window). */
+void eng_set_profile(sim_engine *root, bool on);
 
 #endif
