@@ -854,6 +854,23 @@ int noc_place_endpoint(noc_net *n, int ep, sim_engine *eng)
         noc_chan *c = n->chans[i];
         if (c->from->eng == c->to->eng)
             continue;
+        if (!c->cross) {
+            /* A credit now comes back a link latency after the receiver
+            ** forwarded its packet: add the credits that cover that
+            ** delay for 64-B messages (as noc_link_credits_for sizes
+            ** them), so the link streams as fast as before. */
+            mgs_time ser = noc_serialisation(&c->cfg, 64);
+            uint64_t extra = (c->cfg.latency + (ser ? ser : 1) - 1) /
+                             (ser ? ser : 1);
+            if (c->cfg.credits + extra > NOC_MAX_CREDITS)
+                extra = NOC_MAX_CREDITS > c->cfg.credits
+                            ? NOC_MAX_CREDITS - c->cfg.credits : 0;
+            c->cfg.credits += (uint32_t)extra;
+            for (uint32_t v = 0; v < n->nclasses; v++)
+                c->vc[v].ring = mgs_xrealloc(c->vc[v].ring,
+                                             c->cfg.credits *
+                                                 sizeof(noc_pkt));
+        }
         c->cross = true;
         eng_crossing_add(c->from->eng, c->to->eng, c->cfg.latency, c->name);
     }

@@ -130,7 +130,8 @@ struct eng_group {
     par_barrier start, end;
     bool quit;
     worker_arg warg[ENG_MAX_THREADS];
-    double wait[ENG_MAX_THREADS];
+    double arrive[ENG_MAX_THREADS]; /* when each reached the window's end */
+    double wait_s;                  /* summed: last arrival - arrival */
     eng_group_stats st;
 };
 
@@ -304,8 +305,7 @@ void eng_group_stats_get(const sim_engine *root, eng_group_stats *out)
         return;
     *out = g->st;
     out->events = eng_group_events_(root);
-    for (uint32_t k = 0; k < ENG_MAX_THREADS; k++)
-        out->wait_s += g->wait[k];
+    out->wait_s = g->wait_s;
 }
 
 uint64_t eng_group_events_(const sim_engine *root)
@@ -365,9 +365,8 @@ static void *worker_loop(void *arg)
         if (g->quit)
             return NULL;
         run_share(g, w->k);
-        double t0 = wall_s();
+        g->arrive[w->k] = wall_s();
         barrier_wait(&g->end);
-        g->wait[w->k] += wall_s() - t0;
     }
 }
 
@@ -434,9 +433,15 @@ static void run_window(eng_group *g)
     }
     barrier_wait(&g->start);
     run_share(g, 0);
-    double t0 = wall_s();
+    g->arrive[0] = wall_s();
     barrier_wait(&g->end);
-    g->wait[0] += wall_s() - t0;
+    /* Each thread waited from its arrival until the last one arrived. */
+    double last = 0;
+    for (uint32_t k = 0; k < g->started; k++)
+        if (g->arrive[k] > last)
+            last = g->arrive[k];
+    for (uint32_t k = 0; k < g->started; k++)
+        g->wait_s += last - g->arrive[k];
 }
 
 void eng_group_free_(sim_engine *root)
