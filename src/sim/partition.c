@@ -126,6 +126,7 @@ struct eng_group {
     /* Threads: the caller is worker 0; workers 1.. wait at `start`. */
     uint32_t threads, started;
     bool profile;             /* eng_set_profile */
+    uint32_t next_part;       /* run_share's counter, reset per window */
     pthread_t tid[ENG_MAX_THREADS];
     par_barrier start, end;
     bool quit;
@@ -350,10 +351,23 @@ static void run_part(eng_group *g, uint32_t p)
     }
 }
 
+/* The k-th partition to hand out in a window: the last-added (the GPUs,
+** the heavy ones) first, the root last, so the light ones fill gaps. */
+static inline uint32_t part_order(const eng_group *g, uint32_t k)
+{
+    return g->n - 1 - k;
+}
+
+/* Threads take partitions one at a time from a shared counter until none
+** is left: a thread that finished a light one takes the next. Which
+** thread runs which partition does not matter to the results. */
 static void run_share(eng_group *g, uint32_t k)
 {
-    for (uint32_t p = k; p < g->n; p += g->threads)
-        run_part(g, p);
+    (void)k;
+    uint32_t i;
+    while ((i = __atomic_fetch_add(&g->next_part, 1, __ATOMIC_RELAXED)) <
+           g->n)
+        run_part(g, part_order(g, i));
 }
 
 static void *worker_loop(void *arg)
@@ -410,12 +424,19 @@ static void run_window_profiled(eng_group *g)
     }
     static const uint32_t threads[ENG_PROFILE_WIDTHS] = {2, 4, 8};
     for (int k = 0; k < ENG_PROFILE_WIDTHS; k++) {
-        double share[8] = {0}, worst = 0;
-        for (uint32_t p = 0; p < g->n; p++)
-            share[p % threads[k]] += t[p];
+        /* run_share's order: each partition goes to the thread that
+        ** becomes free first. */
+        double load[8] = {0}, worst = 0;
+        for (uint32_t i = 0; i < g->n; i++) {
+            uint32_t j = 0;
+            for (uint32_t q = 1; q < threads[k]; q++)
+                if (load[q] < load[j])
+                    j = q;
+            load[j] += t[part_order(g, i)];
+        }
         for (uint32_t j = 0; j < threads[k]; j++)
-            if (share[j] > worst)
-                worst = share[j];
+            if (load[j] > worst)
+                worst = load[j];
         g->st.crit_s[k] += worst;
     }
 }
@@ -431,6 +452,7 @@ static void run_window(eng_group *g)
             run_part(g, p);
         return;
     }
+    g->next_part = 0;
     barrier_wait(&g->start);
     run_share(g, 0);
     g->arrive[0] = wall_s();
