@@ -15,7 +15,7 @@
 **     an event of component C, eng_schedule() asserts ev->comp == C. The
 **     only crossings are the engine-owned wake-ups done by ports and
 **     connections (comp_wake, delivery of a message); those are the points
-**     a parallel engine will synchronise on.
+**     the parallel engine synchronises on (sim/partition.h).
 **   - The engine owns no component; components register at comp_init and
 **     must outlive every eng_run call. eng_free never touches them.
 **
