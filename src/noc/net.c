@@ -312,7 +312,7 @@ static int arbitrate_prio(noc_net *n, noc_node *x, uint32_t o,
 }
 
 static void credit_return(noc_net *n, noc_vc *v);
-static void ring_push(noc_net *n, noc_vc *v, const noc_pkt *p);
+static inline void ring_push(noc_net *n, noc_vc *v, const noc_pkt *p);
 static void cross_arrive(sim_engine *e, void *vc, void *msg, uint64_t eps);
 
 /* Removes the head of input slot s of x (returning its credit upstream). */
@@ -349,7 +349,7 @@ static noc_pkt pop_input(noc_net *n, noc_node *x, uint32_t s)
 }
 
 /* Appends p to v's ring (the receiver's input buffer). */
-static void ring_push(noc_net *n, noc_vc *v, const noc_pkt *p)
+static inline void ring_push(noc_net *n, noc_vc *v, const noc_pkt *p)
 {
     const uint32_t cap = v->chan->cfg.credits;
     uint32_t tail = v->head + v->count;

@@ -50,7 +50,7 @@ int conn_config_validate(const sim_conn_config *cfg)
     return MGS_OK;
 }
 
-void conn_notify_recv_(sim_engine *e, sim_port *p)
+static void notify_recv(sim_engine *e, sim_port *p)
 {
     sim_comp *owner = p->comp;
     if (owner->ops->notify_recv)
@@ -59,13 +59,21 @@ void conn_notify_recv_(sim_engine *e, sim_port *p)
         comp_wake(owner);
 }
 
-void conn_notify_port_free_(sim_engine *e, sim_port *p)
+static void notify_port_free(sim_engine *e, sim_port *p)
 {
     sim_comp *owner = p->comp;
     if (owner->ops->notify_port_free)
         ENG_AS_CURRENT_(e, owner, owner->ops->notify_port_free(owner, p));
     else
         comp_wake(owner);
+}
+
+/* The notifications for conn_cross.c (kept static above for the hot
+** path). */
+void conn_notify_recv_(sim_engine *e, sim_port *p) { notify_recv(e, p); }
+void conn_notify_port_free_(sim_engine *e, sim_port *p)
+{
+    notify_port_free(e, p);
 }
 
 int conn_accept_(sim_conn *c, sim_port *p, sim_msg *m)
@@ -154,11 +162,11 @@ static void lane_deliver(sim_conn *c, conn_lane *l)
                             .comp = dst->comp, .port = dst, .msg = m};
         eng_fire_hooks_(e, &ctx);
     }
-    conn_notify_recv_(e, dst);
+    notify_recv(e, dst);
     sim_port *src = l->src;
     if (src->sender_waiting) {
         src->sender_waiting = false;
-        conn_notify_port_free_(e, src);
+        notify_port_free(e, src);
     }
 }
 

@@ -183,6 +183,8 @@ void conn_cross_plugged_(sim_conn *c, conn_lane *l)
 {
     if (l->eng != c->base.eng)
         c->mixed = true;
+    if (!c->mixed)
+        return;             /* every lane so far in the connection's */
     for (uint32_t i = 0; i < c->nlanes; i++) {
         sim_engine *o = c->lanes[i]->eng;
         if (o == l->eng)

@@ -446,8 +446,8 @@ static inline void dispatch(sim_engine *e, sim_event *ev)
 
 /* Fires ev (popped at time t): the same-time livelock check, the event
 ** hooks and the handler. Returns MGS_OK or the livelock failure. */
-static inline int fire(sim_engine *e, sim_event *ev, mgs_time t,
-                       uint64_t livelock)
+static inline __attribute__((always_inline)) int
+fire(sim_engine *e, sim_event *ev, mgs_time t, uint64_t livelock)
 {
     if (t != e->now) {
         e->now = t;

@@ -33,7 +33,8 @@
 #include "util/interrupt.h"
 #include "util/xmalloc.h"
 
-_Thread_local sim_engine *eng_running_;
+__attribute__((tls_model("initial-exec"))) _Thread_local sim_engine
+    *eng_running_;
 __attribute__((tls_model("initial-exec"))) _Thread_local uint32_t
     eng_thread_part_;
 
