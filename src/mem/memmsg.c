@@ -14,6 +14,13 @@
 **     mem_pool_free_stopped instead.
 **   - A released message carries MEM_MSG_FREED in base.type until it is
 **     allocated again, so a double release is caught by an assert.
+**
+** Partitions (sim/partition.h). The pool keeps one share per partition:
+** slabs, free list and count. A thread running partition k allocates from
+** and releases to share k (eng_thread_part_), so the hot path takes no
+** lock; a message allocated in one partition and released in another
+** (a response that crossed the network) simply joins the releaser's free
+** list. Outside parallel runs everything uses share 0, as before.
 */
 #include "mem/memmsg.h"
 
@@ -22,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/partition.h"
 #include "util/xmalloc.h"
 
 #define MEM_POOL_SLAB 256u            /* messages per slab */
@@ -32,23 +40,27 @@ typedef struct mem_slab {
     mem_msg msgs[MEM_POOL_SLAB];
 } mem_slab;
 
-struct mem_pool {
+typedef struct mem_pool_share {
     mem_slab *slabs;         /* owned, singly linked */
     mem_msg *free_list;      /* LIFO through base.dst */
-    uint64_t outstanding;    /* allocated and not yet released */
+    int64_t outstanding;     /* allocated minus released here */
     uint64_t capacity;       /* messages in all slabs */
+} __attribute__((aligned(64))) mem_pool_share;
+
+struct mem_pool {
+    mem_pool_share share[ENG_MAX_PARTITIONS];
 };
 
 mem_pool *mem_pool_new(void)
 {
-    return MGS_NEW(mem_pool);
+    return mgs_xcalloc(1, sizeof(mem_pool));
 }
 
 void mem_pool_free(mem_pool *p)
 {
     if (!p)
         return;
-    assert(p->outstanding == 0 && "memory messages leaked");
+    assert(mem_pool_outstanding(p) == 0 && "memory messages leaked");
     mem_pool_free_stopped(p);
 }
 
@@ -56,16 +68,18 @@ void mem_pool_free_stopped(mem_pool *p)
 {
     if (!p)
         return;
-    mem_slab *s = p->slabs;
-    while (s) {
-        mem_slab *n = s->next;
-        free(s);
-        s = n;
+    for (uint32_t k = 0; k < ENG_MAX_PARTITIONS; k++) {
+        mem_slab *s = p->share[k].slabs;
+        while (s) {
+            mem_slab *n = s->next;
+            free(s);
+            s = n;
+        }
     }
     free(p);
 }
 
-static void pool_grow(mem_pool *p)
+static void pool_grow(mem_pool_share *p)
 {
     mem_slab *s = mgs_xmalloc(sizeof *s);
     s->next = p->slabs;
@@ -80,8 +94,9 @@ static void pool_grow(mem_pool *p)
     p->capacity += MEM_POOL_SLAB;
 }
 
-mem_msg *mem_msg_alloc(mem_pool *p, mem_msg_type type)
+mem_msg *mem_msg_alloc(mem_pool *pool, mem_msg_type type)
 {
+    mem_pool_share *p = &pool->share[eng_thread_part_];
     if (!p->free_list)
         pool_grow(p);
     mem_msg *m = p->free_list;
@@ -95,12 +110,12 @@ mem_msg *mem_msg_alloc(mem_pool *p, mem_msg_type type)
     return m;
 }
 
-void mem_msg_release(mem_pool *p, mem_msg *m)
+void mem_msg_release(mem_pool *pool, mem_msg *m)
 {
     if (!m)
         return;
     assert(m->base.type != MEM_MSG_FREED && "memory message freed twice");
-    assert(p->outstanding > 0);
+    mem_pool_share *p = &pool->share[eng_thread_part_];
     m->base.type = MEM_MSG_FREED;
     m->base.dst = (sim_port *)p->free_list;
     p->free_list = m;
@@ -109,7 +124,10 @@ void mem_msg_release(mem_pool *p, mem_msg *m)
 
 uint64_t mem_pool_outstanding(const mem_pool *p)
 {
-    return p->outstanding;
+    int64_t n = 0;
+    for (uint32_t k = 0; k < ENG_MAX_PARTITIONS; k++)
+        n += p->share[k].outstanding;
+    return (uint64_t)n;
 }
 
 static mem_msg_type response_type(uint32_t req_type)

@@ -24,6 +24,7 @@
 #include "mgsim/errors.h"
 #include "noc/noc_int.h"
 #include "sim/name.h"
+#include "sim/partition.h"
 #include "util/xmalloc.h"
 
 /* ---- link configuration and cost ------------------------------------ */
@@ -105,7 +106,24 @@ static void chan_cost(noc_chan *c, uint32_t bytes)
 
 /* ---- helpers -------------------------------------------------------- */
 
-static inline mgs_time now_of(const noc_net *n) { return eng_now(n->base.eng); }
+/* The time of node x's partition (a network may span partitions: each
+** node acts in its own, see noc_place_endpoint). */
+static inline mgs_time now_at(const noc_node *x) { return eng_now(x->eng); }
+
+/* Messages taken from an interface and not yet ejected. */
+static uint64_t net_in_flight(const noc_net *n)
+{
+    int64_t k = 0;
+    for (uint32_t i = 0; i < n->nnodes; i++)
+        k += n->nodes[i]->in_flight;
+    return (uint64_t)k;
+}
+
+/* Credits of class cls that channel c's sender sees in use. */
+static inline uint32_t credits_used(const noc_chan *c, uint32_t cls)
+{
+    return c->cross ? c->vc[cls].used : c->vc[cls].count;
+}
 
 static noc_node *node_of_host(const sim_port *host)
 {
@@ -127,13 +145,14 @@ int noc_endpoint_of(const noc_net *n, const sim_port *port)
 }
 
 /* A routing failure inside the simulation: record it once, stop. */
-static void net_fail(noc_net *n, const sim_msg *m, const char *why)
+static void net_fail(noc_net *n, noc_node *x, const sim_msg *m,
+                     const char *why)
 {
     n->status = MGS_ESIM;
     mgs_error_set(MGS_ESIM, "%s: message id %llu from %s: %s", n->base.name,
                   (unsigned long long)m->id,
                   m->src && m->src->name ? m->src->name : "?", why);
-    eng_stop(n->base.eng);
+    eng_stop(x->eng);
 }
 
 /* Output index at endpoint x for the message waiting to be injected. */
@@ -142,11 +161,11 @@ static uint32_t injection_out(noc_net *n, noc_node *x, const sim_msg *m,
 {
     int d = endpoint_of_port(n, m->dst);
     if (d < 0) {
-        net_fail(n, m, "destination port is not attached to this network");
+        net_fail(n, x, m, "destination port is not attached to this network");
         return NOC_NO_ROUTE;
     }
     if (!n->routed || x->route[d] == NOC_NO_ROUTE) {
-        net_fail(n, m, n->routed ? "no route to the destination endpoint"
+        net_fail(n, x, m, n->routed ? "no route to the destination endpoint"
                                  : "noc_route_compute was not called");
         return NOC_NO_ROUTE;
     }
@@ -157,16 +176,19 @@ static uint32_t injection_out(noc_net *n, noc_node *x, const sim_msg *m,
 
 static void wake_out(noc_net *n, noc_chan *c)
 {
+    (void)n;
     if (!c->out_ev.scheduled) {
-        mgs_time t = now_of(n);
-        eng_schedule(n->base.eng, &c->out_ev, c->free_at > t ? c->free_at : t);
+        mgs_time t = now_at(c->from);
+        eng_schedule(c->from->eng, &c->out_ev,
+                     c->free_at > t ? c->free_at : t);
     }
 }
 
 static void wake_eject(noc_net *n, noc_node *x)
 {
+    (void)n;
     if (!x->eject_blocked && !x->eject_ev.scheduled)
-        eng_schedule(n->base.eng, &x->eject_ev, now_of(n));
+        eng_schedule(x->eng, &x->eject_ev, now_at(x));
 }
 
 static void wake_output(noc_net *n, noc_node *x, uint32_t o)
@@ -179,9 +201,11 @@ static void wake_output(noc_net *n, noc_node *x, uint32_t o)
 
 static void announce_head(noc_net *n, noc_vc *v)
 {
+    (void)n;
     if (v->count && !v->in_ev.scheduled) {
-        mgs_time r = v->ring[v->head].ready, t = now_of(n);
-        eng_schedule(n->base.eng, &v->in_ev, r > t ? r : t);
+        noc_node *y = v->chan->to;
+        mgs_time r = v->ring[v->head].ready, t = now_at(y);
+        eng_schedule(y->eng, &v->in_ev, r > t ? r : t);
     }
 }
 
@@ -219,7 +243,7 @@ static int arbitrate(noc_net *n, noc_node *x, uint32_t o,
 {
     if (n->prio && !x->endpoint)
         return arbitrate_prio(n, x, o, credit_blocked);
-    const mgs_time t = now_of(n);
+    const mgs_time t = now_at(x);
     const uint32_t ncls = n->nclasses;
     const uint32_t nlink = x->nports * ncls;
     const uint32_t nslots = slot_count(n, x);
@@ -239,7 +263,7 @@ static int arbitrate(noc_net *n, noc_node *x, uint32_t o,
                 continue;
             cls = msg_class(n, m);
         }
-        if (oc && oc->vc[cls].count == oc->cfg.credits) {
+        if (oc && credits_used(oc, cls) == oc->cfg.credits) {
             *credit_blocked = true;
             continue;
         }
@@ -254,7 +278,7 @@ static int arbitrate(noc_net *n, noc_node *x, uint32_t o,
 static int arbitrate_prio(noc_net *n, noc_node *x, uint32_t o,
                           bool *credit_blocked)
 {
-    const mgs_time t = now_of(n);
+    const mgs_time t = now_at(x);
     const uint32_t ncls = n->nclasses;
     const uint32_t nslots = x->nports * ncls;
     const noc_chan *oc = o < x->nports ? x->out[o] : NULL;
@@ -270,7 +294,7 @@ static int arbitrate_prio(noc_net *n, noc_node *x, uint32_t o,
         const noc_pkt *h = &v->ring[v->head];
         if (h->out != o || h->ready > t)
             continue;
-        if (oc && oc->vc[v->cls].count == oc->cfg.credits) {
+        if (oc && credits_used(oc, v->cls) == oc->cfg.credits) {
             *credit_blocked = true;
             continue;
         }
@@ -287,6 +311,10 @@ static int arbitrate_prio(noc_net *n, noc_node *x, uint32_t o,
     return old >= 0 ? old : best;
 }
 
+static void credit_return(noc_net *n, noc_vc *v);
+static inline void ring_push(noc_net *n, noc_vc *v, const noc_pkt *p);
+static void cross_arrive(sim_engine *e, void *vc, void *msg, uint64_t eps);
+
 /* Removes the head of input slot s of x (returning its credit upstream). */
 static noc_pkt pop_input(noc_net *n, noc_node *x, uint32_t s)
 {
@@ -298,7 +326,9 @@ static noc_pkt pop_input(noc_net *n, noc_node *x, uint32_t s)
         bool was_full = v->count == cap;
         v->head = v->head + 1 == cap ? 0 : v->head + 1;
         v->count--;
-        if (was_full)
+        if (v->chan->cross)
+            credit_return(n, v);
+        else if (was_full)
             wake_out(n, v->chan); /* the sender may have stalled on it */
         announce_head(n, v);
         return p;
@@ -309,7 +339,7 @@ static noc_pkt pop_input(noc_net *n, noc_node *x, uint32_t s)
     p.src_ep = x->id;
     p.out = injection_out(n, x, m, &p.dst_ep);
     p.cls = msg_class(n, m);
-    n->in_flight++;
+    x->in_flight++;
     /* The next queued message (if any) is a new head: announce it. A
     ** message delivered later announces itself via notify_recv. */
     const sim_msg *next = port_peek(&x->host);
@@ -318,10 +348,56 @@ static noc_pkt pop_input(noc_net *n, noc_node *x, uint32_t s)
     return p;
 }
 
+/* Appends p to v's ring (the receiver's input buffer). */
+static inline void ring_push(noc_net *n, noc_vc *v, const noc_pkt *p)
+{
+    const uint32_t cap = v->chan->cfg.credits;
+    uint32_t tail = v->head + v->count;
+    v->ring[tail >= cap ? tail - cap : tail] = *p;
+    v->count++;
+    if (v->count == 1)
+        announce_head(n, v);
+}
+
+/* A packet crossing partitions reaches the receiver (its partition). */
+static void cross_arrive(sim_engine *e, void *vc, void *msg, uint64_t eps)
+{
+    noc_vc *v = vc;
+    noc_chan *c = v->chan;
+    noc_node *y = c->to;
+    noc_pkt p = {.msg = msg, .ready = eng_now(e) + y->sw_latency,
+                 .src_ep = (uint32_t)(eps >> 32), .dst_ep = (uint32_t)eps,
+                 .cls = v->cls};
+    p.out = y->route[p.dst_ep];
+    ring_push(c->net, v, &p);
+}
+
+/* The credit reaches the sender one link latency after the receiver
+** forwarded the packet. */
+static void credit_back(sim_engine *e, void *vc, void *unused, uint64_t x)
+{
+    (void)e;
+    (void)unused;
+    (void)x;
+    noc_vc *v = vc;
+    noc_chan *c = v->chan;
+    bool was_full = v->used == c->cfg.credits;
+    v->used--;
+    if (was_full)
+        wake_out(c->net, c);
+}
+
+static void credit_return(noc_net *n, noc_vc *v)
+{
+    noc_chan *c = v->chan;
+    eng_post(c->to->eng, c->from->eng, now_at(c->to) + c->cfg.latency,
+             &n->base, credit_back, v, NULL, 0);
+}
+
 /* Starts the message at input slot s of x on output link o (now). */
 static void transmit(noc_net *n, noc_node *x, uint32_t o, uint32_t s)
 {
-    const mgs_time t = now_of(n);
+    const mgs_time t = now_at(x);
     noc_chan *c = x->out[o];
     chan_cost(c, slot_head(n, x, s)->bytes);
     const mgs_time ser = c->memo_ser;
@@ -349,11 +425,16 @@ static void transmit(noc_net *n, noc_node *x, uint32_t o, uint32_t s)
     noc_vc *v = &c->vc[p.cls];
     p.ready = t + ser + c->hop_delay;
     p.out = y->route[p.dst_ep];
-    uint32_t tail = v->head + v->count;
-    v->ring[tail >= c->cfg.credits ? tail - c->cfg.credits : tail] = p;
-    v->count++;
-    if (v->count == 1)
-        announce_head(n, v);
+    if (c->cross) {
+        /* The receiver's partition: the packet lands when its last byte
+        ** arrived, a link latency after the send at the earliest. */
+        v->used++;
+        eng_post(x->eng, y->eng, t + ser + c->cfg.latency, &n->base,
+                 cross_arrive, v, p.msg,
+                 (uint64_t)p.src_ep << 32 | p.dst_ep);
+    } else {
+        ring_push(n, v, &p);
+    }
     const uint32_t nslots = slot_count(n, x);
     x->rr[o] = s + 1 == nslots ? 0 : s + 1;
     /* Arbitrate again when the wire frees, if another input is already
@@ -361,13 +442,13 @@ static void transmit(noc_net *n, noc_node *x, uint32_t o, uint32_t s)
     ** themselves through their in_ev or the injection notification). */
     bool blocked = false;
     if (!c->out_ev.scheduled && arbitrate(n, x, o, &blocked) >= 0)
-        eng_schedule(n->base.eng, &c->out_ev, c->free_at);
+        eng_schedule(x->eng, &c->out_ev, c->free_at);
 }
 
 static void handle_out(noc_net *n, noc_chan *c)
 {
-    if (c->free_at > now_of(n)) {
-        eng_schedule(n->base.eng, &c->out_ev, c->free_at);
+    if (c->free_at > now_at(c->from)) {
+        eng_schedule(c->from->eng, &c->out_ev, c->free_at);
         return;
     }
     bool blocked = false;
@@ -387,8 +468,8 @@ static void handle_in(noc_net *n, noc_vc *v)
     if (!v->count)
         return;
     const noc_pkt *h = &v->ring[v->head];
-    if (h->ready > now_of(n)) { /* the head changed since scheduling */
-        eng_schedule(n->base.eng, &v->in_ev, h->ready);
+    if (h->ready > now_at(v->chan->to)) { /* the head changed */
+        eng_schedule(v->chan->to->eng, &v->in_ev, h->ready);
         return;
     }
     wake_output(n, v->chan->to, h->out);
@@ -415,7 +496,7 @@ static void handle_eject(noc_net *n, noc_node *y)
             return;
         }
         (void)pop_input(n, y, (uint32_t)s);
-        n->in_flight--;
+        y->in_flight--;
         y->rr[y->nports] = (uint32_t)s + 1 == nslots ? 0 : (uint32_t)s + 1;
     }
 }
@@ -482,7 +563,7 @@ static void net_notify_port_free(sim_comp *comp, sim_port *p)
 static bool net_busy(const sim_comp *comp)
 {
     const noc_net *n = (const noc_net *)comp;
-    if (n->in_flight || (n->prio && (n->prio->ack ||
+    if (net_in_flight(n) || (n->prio && (n->prio->ack ||
                                      port_occupancy(&n->prio->ctrl))))
         return true;
     for (uint32_t i = 0; i < n->nnodes; i++)
@@ -507,7 +588,7 @@ static void net_visit_buffers(const sim_comp *comp, sim_buf_visit_fn fn,
 static void net_dump(const sim_comp *comp, FILE *f)
 {
     const noc_net *n = (const noc_net *)comp;
-    fprintf(f, "  in_flight=%llu\n", (unsigned long long)n->in_flight);
+    fprintf(f, "  in_flight=%llu\n", (unsigned long long)net_in_flight(n));
     for (uint32_t i = 0; i < 2 * n->nlinks; i++) {
         const noc_chan *c = n->chans[i];
         fprintf(f, "  %s free_at=%llu", c->name,
@@ -621,6 +702,7 @@ static noc_node *node_new(noc_net *n, const char *kind, long index,
     }
     noc_node *x = MGS_NEW(noc_node);
     x->id = n->nnodes;
+    x->eng = n->base.eng;
     x->endpoint = endpoint;
     x->name = name;
     n->nodes = mgs_xrealloc(n->nodes, (n->nnodes + 1) * sizeof(*n->nodes));
@@ -682,6 +764,7 @@ static noc_chan *chan_new(noc_net *n, noc_node *from, noc_node *to,
                           const char *dir)
 {
     noc_chan *c = MGS_NEW(noc_chan);
+    c->net = n;
     c->from = from;
     c->to = to;
     c->from_port = from->nports;
@@ -716,13 +799,13 @@ static noc_chan *chan_new(noc_net *n, noc_node *from, noc_node *to,
     }
     c->qdelay = &c->own_hist;
     c->util = &c->own_tavg;
-    c->own_tavg.start = c->own_tavg.last = now_of(n);
+    c->own_tavg.start = c->own_tavg.last = eng_now(n->base.eng);
     if (n->stats) {
         snprintf(m, sizeof m, "%s.queue_delay", dir);
         c->qdelay = stat_hist_add(n->stats, link_name, m, "ps");
         snprintf(m, sizeof m, "%s.utilisation", dir);
         c->util = stat_tavg_add(n->stats, link_name, m, "fraction",
-                                now_of(n));
+                                eng_now(n->base.eng));
     }
     return c;
 }
@@ -736,7 +819,7 @@ int noc_link(noc_net *n, int a, int b, const noc_link_cfg *cfg)
     int rc = noc_link_cfg_validate(cfg);
     if (rc != MGS_OK)
         return rc;
-    if (n->in_flight)
+    if (net_in_flight(n))
         return mgs_error_set(MGS_EINVAL, "%s: cannot add a link while "
                              "messages are in flight", n->base.name);
     noc_node *x = n->nodes[a], *y = n->nodes[b];
@@ -751,6 +834,47 @@ int noc_link(noc_net *n, int a, int b, const noc_link_cfg *cfg)
     n->chans[2 * n->nlinks + 1] = ba;
     n->routed = false;
     return (int)n->nlinks++;
+}
+
+int noc_place_endpoint(noc_net *n, int ep, sim_engine *eng)
+{
+    if (ep < 0 || (uint32_t)ep >= n->nnodes || !n->nodes[ep]->endpoint)
+        return mgs_error_set(MGS_EINVAL, "%s: node %d is not an endpoint",
+                             n->base.name, ep);
+    noc_node *x = n->nodes[ep];
+    if (n->prio || x->attach->nlanes > 1)
+        return mgs_error_set(MGS_EINVAL, "%s: place %s before attaching "
+                             "ports, without priority arbitration",
+                             n->base.name, x->name);
+    x->eng = eng;
+    x->host.eng = eng;
+    x->host.lane->eng = eng;
+    comp_move_(&x->attach->base, eng);
+    for (uint32_t i = 0; i < 2 * n->nlinks; i++) {
+        noc_chan *c = n->chans[i];
+        if (c->from->eng == c->to->eng)
+            continue;
+        if (!c->cross) {
+            /* A credit now comes back a link latency after the receiver
+            ** forwarded its packet: add the credits that cover that
+            ** delay for 64-B messages (as noc_link_credits_for sizes
+            ** them), so the link streams as fast as before. */
+            mgs_time ser = noc_serialisation(&c->cfg, 64);
+            uint64_t extra = (c->cfg.latency + (ser ? ser : 1) - 1) /
+                             (ser ? ser : 1);
+            if (c->cfg.credits + extra > NOC_MAX_CREDITS)
+                extra = NOC_MAX_CREDITS > c->cfg.credits
+                            ? NOC_MAX_CREDITS - c->cfg.credits : 0;
+            c->cfg.credits += (uint32_t)extra;
+            for (uint32_t v = 0; v < n->nclasses; v++)
+                c->vc[v].ring = mgs_xrealloc(c->vc[v].ring,
+                                             c->cfg.credits *
+                                                 sizeof(noc_pkt));
+        }
+        c->cross = true;
+        eng_crossing_add(c->from->eng, c->to->eng, c->cfg.latency, c->name);
+    }
+    return MGS_OK;
 }
 
 int noc_attach(noc_net *n, sim_port *port, int ep)
@@ -774,7 +898,7 @@ int noc_route_compute(noc_net *n)
 
 uint32_t noc_node_count(const noc_net *n) { return n->nnodes; }
 uint32_t noc_link_count(const noc_net *n) { return n->nlinks; }
-uint64_t noc_in_flight(const noc_net *n) { return n->in_flight; }
+uint64_t noc_in_flight(const noc_net *n) { return net_in_flight(n); }
 int noc_status(const noc_net *n) { return n->status; }
 
 const char *noc_node_name(const noc_net *n, int node)
@@ -824,7 +948,7 @@ int noc_net_check(const noc_net *n)
     }
     /* Between events every message taken from an interface sits in
     ** exactly one input ring. */
-    return held == n->in_flight;
+    return held == net_in_flight(n);
 }
 
 void noc_net_free(noc_net *n)

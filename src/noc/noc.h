@@ -146,6 +146,14 @@ int noc_link(noc_net *n, int a, int b, const noc_link_cfg *cfg);
 /* Attaches a component's unplugged port to endpoint ep. Several ports may
 ** share an endpoint (they share its interface, in arrival order). */
 int noc_attach(noc_net *n, sim_port *port, int ep);
+/* Parallel engine (sim/partition.h): endpoint ep and its attachment act in
+** partition eng (the switches stay in the net's). Links whose ends are in
+** different partitions become crossings: a packet reaches the receiver by
+** a post a link latency after it started, and each credit returns to the
+** sender one link latency after the receiver forwarded the packet (in a
+** single partition the credit returns at once). Call after the links and
+** before any noc_attach to ep. */
+int noc_place_endpoint(noc_net *n, int ep, sim_engine *eng);
 /* Fills every node's routing table. MGS_EINVAL if some endpoint cannot
 ** reach another one. */
 int noc_route_compute(noc_net *n);

@@ -58,10 +58,13 @@ typedef struct noc_vc {
     uint32_t cls;
     noc_pkt *ring;        /* cfg.credits entries */
     uint32_t head, count;
+    uint32_t used;        /* crossing channel: credits the sender holds
+                             (its own count; the ring is the receiver's) */
     sim_event in_ev;      /* the head is ready at the receiver */
 } noc_vc;
 
 struct noc_chan {
+    struct noc_net *net;
     noc_node *from, *to;
     uint32_t from_port, to_port;
     noc_link_cfg cfg;
@@ -73,6 +76,7 @@ struct noc_chan {
     uint32_t memo_packets;
     uint64_t memo_wire;
     mgs_time memo_ser;    /* ... and its packets, wire bytes, ser time */
+    bool cross;           /* ends in different partitions (noc_place) */
     char *name;           /* owned; "<net>.Link[i].a_to_b" */
     stat_counter *messages, *packets, *payload, *wire, *busy, *stalls;
     stat_hist *qdelay;
@@ -85,6 +89,8 @@ struct noc_chan {
 struct noc_node {
     uint32_t id;
     bool endpoint;
+    sim_engine *eng;      /* the node's partition (noc_place_endpoint) */
+    int64_t in_flight;    /* injected here minus ejected here */
     char *name;           /* owned */
     mgs_time sw_latency;  /* 0 for endpoints */
     uint32_t nports;
@@ -107,7 +113,6 @@ struct noc_net {
     noc_chan **chans;     /* link l: chans[2l] a_to_b, chans[2l+1] b_to_a */
     uint32_t nlinks;
     bool routed;
-    uint64_t in_flight;
     int status;           /* MGS_OK, or the first simulation error */
     uint32_t nclasses;    /* virtual channels per channel (>= 1) */
     noc_class_fn classify;

@@ -404,7 +404,10 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
     char n[128];
 
     NAME(n, "GPU[%d].DriverLink", gi);
-    g->driver_link = conn_new(eng, n, &c->ctrl_net, st);
+    sim_conn_config dl = c->ctrl_net;
+    if (c->driver_latency > dl.latency)
+        dl.latency = c->driver_latency;
+    g->driver_link = conn_new(eng, n, &dl, st);
     NAME(n, "GPU[%d].DispatchNet", gi);
     g->dispatch_net = conn_new(eng, n, &c->ctrl_net, st);
     NAME(n, "GPU[%d].CtrlNet", gi);

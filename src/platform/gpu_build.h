@@ -79,6 +79,9 @@ typedef struct gpu_build_config {
     sim_conn_config mem_net;  /* L2 banks <-> DRAM channels */
     sim_conn_config tlb_net;  /* L1 TLBs <-> L2 TLBs <-> MMU */
     sim_conn_config ctrl_net; /* CP <-> CUs, CP <-> cache/TLB ctrl */
+    mgs_time driver_latency;  /* host driver <-> CP, at least ctrl_net's
+                                 (the parallel engine's lookahead; 0 =
+                                 ctrl_net's latency) */
     /* Multi-GPU wiring (platform/platform.h); both off for a lone GPU. */
     bool with_rdma;           /* adds GPU[g].RDMA on the crossbar: L1
                                  misses outside [phys_base, phys_base +

@@ -4,6 +4,7 @@
 ** here; the platform never reaches into them afterwards.
 */
 #include "platform/platform.h"
+#include "platform/platform_partition.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,7 @@ struct platform {
     um_pmc **pmcs;
     sim_conn *um_ctl;         /* UM.CtlLink: migrator <-> PMCs */
     noc_pcie_vcmap vcmap;     /* TC -> VC of the host tree (priority) */
+    platform_parts parts;     /* sim.partition = gpu, else n == 0 */
 };
 
 static const char *const type_names[] = {"discrete", "unified", "monolithic",
@@ -98,6 +100,7 @@ void platform_config_default(platform_config *c)
                                   .tlb_entries = 32, .tlb_ways = 8,
                                   .walk_latency = 100};
     um_config_default(&c->um);
+    c->threads = 1;
 }
 
 /* The [rdma] keys (docs/rdma.md); gpu_config_of adds the platform's. */
@@ -200,6 +203,8 @@ void platform_config_from(platform_config *c, const mgs_config *k)
         snprintf(c->host_link, sizeof c->host_link, "(too long)");
     rdma_config_from(&c->gpu.rdma, k);
     um_config_from(&c->um, k);
+    c->partition = !strcmp(k->sim_partition, "gpu");
+    c->threads = (uint32_t)k->sim_threads;
     /* Faults are resolved at the shared IOMMU (seed 002 §5.3.3.1 step 3). */
     if (c->um.migrate)
         c->shared_iommu = true;
@@ -321,6 +326,9 @@ int platform_config_validate(const platform_config *c)
     if (c->shared_iommu && (c->iommu_walkers < 1 || c->iommu_queue < 1))
         return mgs_error_set(MGS_ECONFIG, "mmu.iommu_walkers and "
                              "mmu.iommu_queue must be >= 1");
+    int prc = platform_partition_check(c);
+    if (prc)
+        return prc;
     for (uint32_t i = 0; i < (c->type == PLATFORM_MONOLITHIC ? 1 : c->ngpus);
          i++) {
         gpu_build_config g;
@@ -371,13 +379,15 @@ static void wire_rdma(platform *p, sim_engine *eng, stat_registry *st,
     noc_topo topo;
     int rc;
     if (c->net == PLATFORM_NET_PCIE) {
-        p->net = noc_net_new(eng, "PCIe", st, 16);
+        p->net = noc_net_new(platform_net_engine_(&p->parts, eng), "PCIe",
+                             st, 16);
         pcie_priority_setup(p, p->net);
         noc_pcie_cfg pc;
         noc_pcie_cfg_default(&pc, c->pcie_version, c->ngpus);
         rc = noc_build_pcie(p->net, &pc, &topo);
     } else {
-        p->net = noc_net_new(eng, "Links", st, 16);
+        p->net = noc_net_new(platform_net_engine_(&p->parts, eng), "Links",
+                             st, 16);
         noc_link_cfg lc;
         noc_nvlink_cfg_default(&lc, c->link_bw);
         lc.latency = c->link_latency;
@@ -388,6 +398,7 @@ static void wire_rdma(platform *p, sim_engine *eng, stat_registry *st,
     if (rc)
         abort();
     sim_port *outs[16];
+    platform_place_endpoints_(&p->parts, p->net, &topo, c->ngpus);
     for (uint32_t i = 0; i < c->ngpus; i++) {
         outs[i] = rdma_outside(gpu_build_rdma(p->gpus[i]));
         noc_attach(p->net, outs[i], topo.gpu[i]);
@@ -495,10 +506,13 @@ static void wire_host(platform *p, sim_engine *eng, mem_pool *pool,
         p->host_net = p->net;
         *topo = *shared_topo;
     } else {
-        p->host_net = noc_net_new(eng, "HostPCIe", st, 16);
+        p->host_net = noc_net_new(platform_net_engine_(&p->parts, eng),
+                                  "HostPCIe", st, 16);
         pcie_priority_setup(p, p->host_net);
         if (noc_build_pcie(p->host_net, pc, topo))
             abort();          /* validated: version 3..6, bandwidth > 0 */
+        platform_place_endpoints_(&p->parts, p->host_net, topo,
+                                  p->ngpu_models);
     }
     simplemem_config hc;
     simplemem_config_default(&hc);
@@ -512,7 +526,8 @@ static void wire_host(platform *p, sim_engine *eng, mem_pool *pool,
     hc.buffer = 64;
     mem_backing hb;
     dma_host_backing(&hb);
-    p->host_mem = simplemem_new(eng, "Host.Memory", &hc, pool, &hb, st);
+    p->host_mem = simplemem_new(platform_net_engine_(&p->parts, eng),
+                                "Host.Memory", &hc, pool, &hb, st);
     noc_attach(p->host_net, simplemem_port(p->host_mem), topo->host);
     mem_route_single(to_host, simplemem_port(p->host_mem));
 }
@@ -541,6 +556,8 @@ static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
     conn_config_default(&cc);
     cc.period = c->gpu.period;
     conn_config_set_latency_cycles(&cc, 1);
+    if (p->parts.n && cc.latency < platform_driver_latency_(c))
+        cc.latency = platform_driver_latency_(c); /* docs/engine.md */
     p->dma_cmd = conn_new(eng, "DMACmd", &cc, st);
     if (host && noc_ctrl_port(p->host_net))
         conn_plug(p->dma_cmd, noc_ctrl_port(p->host_net));
@@ -563,7 +580,8 @@ static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
         dc.period = c->gpu.period;
         char name[32];
         snprintf(name, sizeof name, "GPU[%u].DMA", i);
-        p->dmas[i] = dma_new(eng, name, &dc, pool, st);
+        p->dmas[i] = dma_new(platform_gpu_engine_(&p->parts, eng, i), name,
+                             &dc, pool, st);
         conn_plug(p->dma_cmd, dma_ctrl(p->dmas[i]));
         conn_plug(gpu_build_xbar(g), dma_device(p->dmas[i]));
         mem_route dev;
@@ -727,6 +745,7 @@ platform *platform_new(sim_engine *eng, const platform_config *cfg,
     p->gpus = mgs_xcalloc(p->ngpu_models, sizeof *p->gpus);
     p->views = mgs_xcalloc(p->ngpu_models, sizeof *p->views);
     p->backings = mgs_xcalloc(p->ngpu_models, sizeof *p->backings);
+    platform_partition_build_(&p->parts, eng, c);
     coh_system sys;
     platform_coh_system(c, &sys);
     if (coh_new(coh_find(c->coherence), &sys, eng, pool, st, &p->coh))
@@ -739,7 +758,10 @@ platform *platform_new(sim_engine *eng, const platform_config *cfg,
         p->backings[i] = (mem_backing){.read = view_read,
                                        .write = view_write,
                                        .ud = &p->views[i]};
-        p->gpus[i] = gpu_build_new(eng, &g, pool, st, &p->backings[i], pt);
+        if (p->parts.n)
+            g.driver_latency = platform_driver_latency_(c);
+        p->gpus[i] = gpu_build_new(platform_gpu_engine_(&p->parts, eng, i), &g,
+                                   pool, st, &p->backings[i], pt);
     }
     bool rdma = c->ngpus > 1 && c->type != PLATFORM_MONOLITHIC &&
                 c->type != PLATFORM_SHARED;

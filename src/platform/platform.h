@@ -115,6 +115,11 @@ typedef struct platform_config {
     ** page tables it changes (borrowed, required then). */
     um_config um;
     const um_pagemap *um_pages;
+    /* Parallel engine (sim.partition, sim.threads; platform_partition.c):
+    ** a partition per GPU model plus the network, run by `threads`
+    ** threads. */
+    bool partition;
+    uint32_t threads;
 } platform_config;
 
 /* One R9 Nano, discrete, PCIe 3.0 (seed 002 Table 5.1). */

@@ -136,7 +136,10 @@ static uint8_t *block_get(mgs_devmem *m, uint64_t pa)
     uint8_t **b = &(*d)[(pa >> MGS_DEVMEM_BLOCK_SHIFT) & (DIR_BLOCKS - 1)];
     if (!*b) {
         *b = mgs_xcalloc(1, MGS_DEVMEM_BLOCK);
-        m->backed_pages++;
+        /* Partitions (sim/partition.h) back their own GPUs' blocks in
+        ** parallel: each GPU's range has its own directory entries, and
+        ** only the count is shared. */
+        __atomic_fetch_add(&m->backed_pages, 1, __ATOMIC_RELAXED);
     }
     return *b;
 }

@@ -997,6 +997,11 @@ static int timing_sync(mgs_rt *rt)
     return rc;
 }
 
+sim_engine *mgs_rt_timing_engine(mgs_rt *rt)
+{
+    return rt->timing ? mgs_timing_engine(rt->timing) : NULL;
+}
+
 /* Timing mode: posts the prepared dispatch to the platform model
 ** (timing.h); gpu is the launch's target (MGS_GPU_ALL spreads it over
 ** every GPU). Launches on different GPUs run concurrently until the next

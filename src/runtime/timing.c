@@ -13,6 +13,7 @@
 ** only moves forward; cmds_done counts DONE answers of this copy.
 */
 #include "runtime/timing.h"
+#include "sim/partition.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -602,6 +603,10 @@ static int dev_phys(mgs_timing *t, uint64_t va, uint64_t *pa, int *gpu);
 ** the run is quiet. */
 static int hostcall_listen(mgs_timing *t, mgs_hostcall *hc)
 {
+    if (!t->hostcall && eng_partition_count(t->eng) > 1)
+        return mgs_error_set(MGS_ECONFIG, "sim.partition = gpu: device "
+                             "printf's listener watches every partition's "
+                             "queue; set sim.partition = none");
     if (!t->hostcall) {
         mgs_hostcall_layout lay;
         mgs_hostcall_layout_get(hc, &lay);

@@ -214,5 +214,9 @@ void mgs_timing_pcie_counts(const mgs_timing *t, uint64_t *remaps,
 /* Simulated time so far, ps. */
 mgs_time mgs_timing_now(const mgs_timing *t);
 sim_engine *mgs_timing_engine(mgs_timing *t);
+/* The timing engine of a runtime (NULL before its first timing launch);
+** for benchmarks that read the parallel engine's counters. */
+struct mgs_rt;
+sim_engine *mgs_rt_timing_engine(struct mgs_rt *rt);
 
 #endif

@@ -28,6 +28,12 @@ void comp_init(sim_comp *c, sim_engine *e, const sim_comp_ops *ops,
     eng_register_comp_(e, c);
 }
 
+void comp_move_(sim_comp *c, sim_engine *e)
+{
+    assert(!c->tick_ev.scheduled && e->root == c->eng->root);
+    c->eng = e;
+}
+
 void comp_fini(sim_comp *c)
 {
     free(c->name);

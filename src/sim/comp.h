@@ -91,4 +91,8 @@ void comp_task_end(sim_comp *c, uint64_t task_id, const char *kind);
 
 void comp_dump(const sim_comp *c, FILE *f);
 
+/* Building only: moves c (no event pending) into partition e of the same
+** group (sim/partition.h). */
+void comp_move_(sim_comp *c, sim_engine *e);
+
 #endif

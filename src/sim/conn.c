@@ -68,8 +68,18 @@ static void notify_port_free(sim_engine *e, sim_port *p)
         comp_wake(owner);
 }
 
+/* The notifications for conn_cross.c (kept static above for the hot
+** path). */
+void conn_notify_recv_(sim_engine *e, sim_port *p) { notify_recv(e, p); }
+void conn_notify_port_free_(sim_engine *e, sim_port *p)
+{
+    notify_port_free(e, p);
+}
+
 int conn_accept_(sim_conn *c, sim_port *p, sim_msg *m)
 {
+    if (MGS_UNLIKELY(c->mixed))
+        return conn_cross_accept_(c, p, m);
     conn_lane *l = p->lane;
     const uint32_t cap = c->cfg.lane_capacity;
     if (l->count == cap) {
@@ -162,6 +172,8 @@ static void lane_deliver(sim_conn *c, conn_lane *l)
 
 void conn_port_freed_(sim_port *p)
 {
+    if (p->xwait)
+        conn_cross_retry_(p);
     /* Every waiting lane retries at this time, in the order they blocked;
     ** those that lose the race re-block at the tail (round robin). */
     conn_lane *l = p->blocked;
@@ -210,7 +222,11 @@ int conn_check(const sim_conn *c)
 
 static void conn_handle(sim_comp *comp, sim_event *ev)
 {
-    lane_deliver((sim_conn *)comp, ev->data);
+    sim_conn *c = (sim_conn *)comp;
+    if (MGS_UNLIKELY(c->mixed))
+        conn_cross_lane_free_(c, ev->data);
+    else
+        lane_deliver(c, ev->data);
 }
 
 static bool conn_busy(const sim_comp *comp)
@@ -276,6 +292,7 @@ void conn_plug(sim_conn *c, sim_port *p)
     conn_lane *l = mgs_xcalloc(1, sizeof *l + cap * sizeof(conn_slot));
     l->slots = (conn_slot *)(l + 1);
     l->conn = c;
+    l->eng = p->eng;
     l->src = p;
     size_t n = strlen(c->base.name) + strlen(p->name) + 8;
     l->name = mgs_xmalloc(n);
@@ -285,6 +302,7 @@ void conn_plug(sim_conn *c, sim_port *p)
     c->lanes[c->nlanes++] = l;
     p->conn = c;
     p->lane = l;
+    conn_cross_plugged_(c, l);
 }
 
 void conn_plug_via(sim_conn *c, sim_port *p, sim_port *via)

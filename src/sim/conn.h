@@ -73,6 +73,7 @@ struct conn_lane {
     bool blocked;         /* head waits for room at its destination */
     conn_lane *next_blocked; /* in the destination port's blocked list */
     sim_conn *conn;
+    sim_engine *eng;      /* the sender's partition: runs ev */
     sim_event ev;         /* delivery of the head */
     char *name;           /* owned; "<conn>.lane(<src>)" */
 };
@@ -87,6 +88,7 @@ struct sim_conn {
     mgs_time last_occupancy; /* ... and its link time, ps */
     stat_counter *msgs, *bytes, *refused, *blocked;
     stat_counter own[4];  /* targets of the above when no registry */
+    bool mixed;           /* ports in several partitions (conn_cross.c) */
 };
 
 /* cfg must validate. stats may be NULL; otherwise the counters messages,
@@ -111,5 +113,20 @@ int conn_check(const sim_conn *c);
 int conn_accept_(sim_conn *c, sim_port *p, sim_msg *m);
 /* Used by port_retrieve: p has room again; restart lanes blocked on it. */
 void conn_port_freed_(sim_port *p);
+
+/* ---- crossings (conn_cross.c) --------------------------------------- */
+/* A connection whose ports sit in different partitions (sim/partition.h)
+** is "mixed": every message then leaves its lane when its serialisation
+** ends and reaches its destination by a post at its arrival time; a full
+** destination keeps it in a receiver-side FIFO (the port's xwait) until a
+** retrieve makes room. The sender's lane, the receiver's buffer and FIFO
+** are each touched by their own partition only. */
+int conn_cross_accept_(sim_conn *c, sim_port *p, sim_msg *m);
+void conn_cross_lane_free_(sim_conn *c, conn_lane *l);
+void conn_cross_retry_(sim_port *p);
+void conn_cross_plugged_(sim_conn *c, conn_lane *l);
+void conn_cross_port_fini_(sim_port *p);
+void conn_notify_recv_(sim_engine *e, sim_port *p);
+void conn_notify_port_free_(sim_engine *e, sim_port *p);
 
 #endif

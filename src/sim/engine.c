@@ -45,6 +45,7 @@ sim_engine *eng_new(const sim_engine_config *cfg)
         eng_config_default(&e->cfg);
     evq_init(&e->q, e->cfg.queue_hint);
     e->next_hook_handle = 1;
+    e->root = e;
     return e;
 }
 
@@ -52,6 +53,7 @@ void eng_free(sim_engine *e)
 {
     if (!e)
         return;
+    eng_group_free_(e);
     for (int i = 0; i < SIM_HOOK_POS_COUNT; i++)
         free(e->hooks[i]);
     evq_fini(&e->q);
@@ -60,8 +62,15 @@ void eng_free(sim_engine *e)
 }
 
 mgs_time eng_now(const sim_engine *e) { return e->now; }
-uint64_t eng_events(const sim_engine *e) { return e->events; }
-size_t eng_pending(const sim_engine *e) { return evq_count(&e->q); }
+uint64_t eng_events(const sim_engine *e)
+{
+    return e->group && e->root == e ? eng_group_events_(e) : e->events;
+}
+size_t eng_pending(const sim_engine *e)
+{
+    return e->group && e->root == e ? eng_group_pending_(e)
+                                    : evq_count(&e->q);
+}
 void eng_stop(sim_engine *e) { e->stop = true; }
 bool eng_stop_requested(const sim_engine *e) { return e->stop; }
 void eng_note_progress(sim_engine *e) { e->same_time_events = 0; }
@@ -79,6 +88,7 @@ void eng_set_limits(sim_engine *e, uint64_t max_events, mgs_time watchdog)
 
 void eng_register_comp_(sim_engine *e, sim_comp *c)
 {
+    e = e->root;
     if (e->ncomps == e->comps_cap) {
         e->comps_cap = e->comps_cap ? 2 * e->comps_cap : 16;
         e->comps = mgs_xrealloc(e->comps, e->comps_cap * sizeof(*e->comps));
@@ -93,6 +103,7 @@ void eng_schedule_any_(sim_engine *e, sim_event *ev, mgs_time t)
 {
     assert(!ev->scheduled && "event already in the queue");
     assert(t >= e->now && "event scheduled in the past");
+    ENG_ASSERT_OWN_(e);
     ev->scheduled = true;
     evq_push(&e->q, ev, t);
 }
@@ -325,7 +336,7 @@ static void stall_list(const sim_engine *e, char *buf, size_t n)
     }
 }
 
-static int fail_deadlock(sim_engine *e, const char *what)
+int eng_fail_deadlock_(sim_engine *e, const char *what)
 {
     char diag[640], stalls[420];
     eng_diagnose(e, diag, sizeof diag, 6);
@@ -367,7 +378,7 @@ static uint32_t busy_count(const sim_engine *e)
     return busy;
 }
 
-static int check_idle(sim_engine *e)
+int eng_check_idle_(sim_engine *e)
 {
     uint32_t busy = busy_count(e);
     if (busy == 0)
@@ -376,7 +387,7 @@ static int check_idle(sim_engine *e)
     eng_busy_list(e, list, sizeof list, 3);
     snprintf(what, sizeof what, "deadlock: event queue empty while %s %s "
              "pending work", list, busy == 1 ? "has" : "have");
-    return fail_deadlock(e, what);
+    return eng_fail_deadlock_(e, what);
 }
 
 /* A signal asked the run to stop (util/interrupt.h). */
@@ -410,7 +421,7 @@ static int fail_watchdog(sim_engine *e, mgs_time t)
              (unsigned long long)e->cfg.watchdog,
              (unsigned long long)(e->events - e->forward_events),
              (unsigned long long)(t - e->forward_time), list);
-    return fail_deadlock(e, what);
+    return eng_fail_deadlock_(e, what);
 }
 
 /* ---- run loop ------------------------------------------------------- */
@@ -431,6 +442,41 @@ static inline void dispatch(sim_engine *e, sim_event *ev)
         c->ops->handle(c, ev);
     }
     e->current = NULL;
+}
+
+/* Fires ev (popped at time t): the same-time livelock check, the event
+** hooks and the handler. Returns MGS_OK or the livelock failure. */
+static inline __attribute__((always_inline)) int
+fire(sim_engine *e, sim_event *ev, mgs_time t, uint64_t livelock)
+{
+    if (t != e->now) {
+        e->now = t;
+        e->same_time_events = 0;
+    } else if (MGS_UNLIKELY(++e->same_time_events > livelock && livelock)) {
+        char what[200];
+        snprintf(what, sizeof what,
+                 "livelock: %llu events at one time without progress "
+                 "(last handler %s)",
+                 (unsigned long long)livelock, ev->comp->name);
+        /* Put the event back so the state stays inspectable. */
+        ev->scheduled = false;
+        eng_schedule_any_(e, ev, t);
+        return eng_fail_deadlock_(e, what);
+    }
+    e->events++;
+    ev->scheduled = false;
+    if (eng_hooked_(e, SIM_HOOK_BEFORE_EVENT)) {
+        sim_hook_ctx ctx = {.pos = SIM_HOOK_BEFORE_EVENT, .now = e->now,
+                            .comp = ev->comp, .ev = ev};
+        eng_fire_hooks_(e, &ctx);
+    }
+    dispatch(e, ev);
+    if (eng_hooked_(e, SIM_HOOK_AFTER_EVENT)) {
+        sim_hook_ctx ctx = {.pos = SIM_HOOK_AFTER_EVENT, .now = e->now,
+                            .comp = ev->comp, .ev = ev};
+        eng_fire_hooks_(e, &ctx);
+    }
+    return MGS_OK;
 }
 
 /* Fires events up to limit. Only a run to completion (eng_run) treats an
@@ -455,51 +501,44 @@ static int run_loop(sim_engine *e, mgs_time limit, bool to_completion)
             return fail_max_events(e);
         mgs_time t;
         sim_event *ev = evq_pop(&e->q, &t);
-        if (t != e->now) {
-            if (MGS_UNLIKELY(watchdog && t - e->forward_time > watchdog &&
-                             e->events - e->forward_events >
-                                 ENG_WATCHDOG_MIN_EVENTS)) {
-                ev->scheduled = false;
-                eng_schedule_any_(e, ev, t);
-                return fail_watchdog(e, t);
-            }
-            e->now = t;
-            e->same_time_events = 0;
-        } else if (MGS_UNLIKELY(++e->same_time_events > livelock &&
-                                livelock)) {
-            char what[200];
-            snprintf(what, sizeof what,
-                     "livelock: %llu events at one time without progress "
-                     "(last handler %s)",
-                     (unsigned long long)livelock, ev->comp->name);
-            /* Put the event back so the state stays inspectable. */
+        if (MGS_UNLIKELY(t != e->now && watchdog &&
+                         t - e->forward_time > watchdog &&
+                         e->events - e->forward_events >
+                             ENG_WATCHDOG_MIN_EVENTS)) {
             ev->scheduled = false;
             eng_schedule_any_(e, ev, t);
-            return fail_deadlock(e, what);
+            return fail_watchdog(e, t);
         }
-        e->events++;
-        ev->scheduled = false;
-        if (eng_hooked_(e, SIM_HOOK_BEFORE_EVENT)) {
-            sim_hook_ctx ctx = {.pos = SIM_HOOK_BEFORE_EVENT, .now = e->now,
-                                .comp = ev->comp, .ev = ev};
-            eng_fire_hooks_(e, &ctx);
-        }
-        dispatch(e, ev);
-        if (eng_hooked_(e, SIM_HOOK_AFTER_EVENT)) {
-            sim_hook_ctx ctx = {.pos = SIM_HOOK_AFTER_EVENT, .now = e->now,
-                                .comp = ev->comp, .ev = ev};
-            eng_fire_hooks_(e, &ctx);
-        }
+        int rc = fire(e, ev, t, livelock);
+        if (MGS_UNLIKELY(rc))
+            return rc;
         if (MGS_UNLIKELY(--e->progress_countdown == 0))
             progress_check(e);
         if (MGS_UNLIKELY(e->stop))
             return e->interrupted ? fail_interrupted(e) : MGS_OK;
     }
-    return to_completion ? check_idle(e) : MGS_OK;
+    return to_completion ? eng_check_idle_(e) : MGS_OK;
+}
+
+int eng_run_window_(sim_engine *e, mgs_time limit)
+{
+    const uint64_t livelock = e->cfg.livelock_events;
+    while (evq_count(&e->q) && evq_min_time(&e->q) <= limit) {
+        mgs_time t;
+        sim_event *ev = evq_pop(&e->q, &t);
+        int rc = fire(e, ev, t, livelock);
+        if (MGS_UNLIKELY(rc))
+            return rc;
+        if (MGS_UNLIKELY(e->stop))
+            return MGS_OK;
+    }
+    return MGS_OK;
 }
 
 int eng_run(sim_engine *e)
 {
+    if (e->group)
+        return eng_group_run_(e, MGS_TIME_MAX, true);
     if (e->progress_countdown == 0)
         e->progress_countdown = progress_countdown(e);
     return run_loop(e, MGS_TIME_MAX, true);
@@ -507,6 +546,8 @@ int eng_run(sim_engine *e)
 
 int eng_run_until(sim_engine *e, mgs_time t)
 {
+    if (e->group)
+        return eng_group_run_(e, t, false);
     if (e->progress_countdown == 0)
         e->progress_countdown = progress_countdown(e);
     int rc = run_loop(e, t, false);

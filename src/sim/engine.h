@@ -15,7 +15,7 @@
 **     an event of component C, eng_schedule() asserts ev->comp == C. The
 **     only crossings are the engine-owned wake-ups done by ports and
 **     connections (comp_wake, delivery of a message); those are the points
-**     a parallel engine will synchronise on.
+**     the parallel engine synchronises on (sim/partition.h).
 **   - The engine owns no component; components register at comp_init and
 **     must outlive every eng_run call. eng_free never touches them.
 **
@@ -143,6 +143,12 @@ size_t eng_diagnose(const sim_engine *e, char *buf, size_t n,
 /* Debug dump: time, queue size, then comp_dump of every component in
 ** registration order. */
 void eng_dump(const sim_engine *e, FILE *f);
+
+/* Index of the partition (sim/partition.h) the calling thread runs: 0
+** outside a parallel window. Per-partition state outside the engine (the
+** memory message pool) picks its share with it. */
+extern __attribute__((tls_model("initial-exec"))) _Thread_local uint32_t
+    eng_thread_part_;
 
 /* ---- hooks ---------------------------------------------------------- */
 

@@ -22,6 +22,7 @@ void port_init(sim_port *p, sim_comp *owner, const char *local_name,
     assert(capacity >= 1);
     *p = (sim_port){0};
     p->comp = owner;
+    p->eng = owner->eng;
     size_t n = strlen(owner->name) + 1 + strlen(local_name) + 1;
     p->name = mgs_xmalloc(n);
     snprintf(p->name, n, "%s.%s", owner->name, local_name);
@@ -36,6 +37,7 @@ void port_init(sim_port *p, sim_comp *owner, const char *local_name,
 
 void port_fini(sim_port *p)
 {
+    conn_cross_port_fini_(p);
     free(p->buf);
     free(p->name);
     p->buf = NULL;
@@ -65,11 +67,11 @@ sim_msg *port_retrieve(sim_port *p)
     sim_msg *m = p->buf[p->head];
     p->head = p->head + 1 == p->capacity ? 0 : p->head + 1;
     p->count--;
-    sim_engine *e = p->comp->eng;
+    sim_engine *e = p->eng;
     e->same_time_events = 0; /* eng_note_progress */
     eng_note_forward_(e->now, &e->forward_time, e->events,
                       &e->forward_events);
-    if (p->blocked)
+    if (p->blocked || p->xwait)
         conn_port_freed_(p);
     return m;
 }

@@ -40,8 +40,12 @@ struct sim_msg {
 
 typedef struct conn_lane conn_lane;
 
+struct port_xwait;
+
 struct sim_port {
     sim_comp *comp;       /* owner */
+    sim_engine *eng;      /* partition of the buffer: the owner's, unless
+                             the owner spans partitions (a network) */
     char *name;           /* owned; "<owner>.<local>" */
     sim_conn *conn;       /* NULL until plugged */
     conn_lane *lane;      /* this port's outgoing lane in conn */
@@ -52,6 +56,8 @@ struct sim_port {
     conn_lane *blocked_tail;
     sim_port *next;       /* next port of the same component */
     uint64_t received;    /* messages that entered the buffer */
+    struct port_xwait *xwait; /* crossing deliveries waiting for room
+                                 (conn_cross.c); NULL until one waits */
 };
 
 /* Initialises p (caller storage, typically embedded in the owner) with an
