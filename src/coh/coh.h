@@ -142,6 +142,7 @@ typedef struct coh_carve_params {
     uint64_t rdc_bytes;       /* remote data cache per GPU */
     uint32_t epoch_bits;      /* carve-swc epoch counter width */
     uint32_t imst_reset_ppm;  /* carve-hwc: p of the reset to private */
+    uint32_t inv_credits;     /* carve-hwc: invalidations in flight per peer */
 } coh_carve_params;
 
 /* What a protocol may know about the machine it runs on. */

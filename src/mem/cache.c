@@ -1200,15 +1200,30 @@ static bool remote_limited(const cache *c, const mem_msg *m)
            !line_is_local(c, m->addr);
 }
 
+/* Whether m, at the head of the home port, may be served while a control
+** operation is in progress: a ranged invalidation (no write-back walk)
+** that does not cover m's line. Its drain may wait for this GPU's remote
+** misses, whose homes may be draining too (a carve-swc fence drops every
+** GPU's remote lines mid-kernel): home requests keep being answered. */
+static bool home_passes_ctrl(const cache *c, const mem_msg *m)
+{
+    const mem_msg *r = c->ctrl_req;
+    return r->base.type == MEM_INVALIDATE && r->span &&
+           (m->base.type == MEM_READ || m->base.type == MEM_WRITE ||
+            m->base.type == MEM_ATOMIC) &&
+           (m->addr + m->size <= r->addr || m->addr >= r->addr + r->span);
+}
+
 /* Takes up to *budget requests from port in order. */
 static bool take_from(cache *c, sim_port *port, uint32_t *budget)
 {
     bool progress = false;
     for (; *budget; (*budget)--) {
-        if (c->ctrl_state != CTRL_IDLE)
-            break;
         mem_msg *m = (mem_msg *)port_peek(port);
         if (!m)
+            break;
+        if (c->ctrl_state != CTRL_IDLE &&
+            !(port == &c->home && home_passes_ctrl(c, m)))
             break;
         if (remote_limited(c, m)) {
             stat_inc(c->stall_bottom_busy);

@@ -195,7 +195,8 @@ void platform_config_from(platform_config *c, const mgs_config *k)
     c->coh_carve = (coh_carve_params){
         .rdc_bytes = k->carve_rdc_size,
         .epoch_bits = (uint32_t)k->carve_epoch_bits,
-        .imst_reset_ppm = (uint32_t)k->carve_imst_reset_ppm};
+        .imst_reset_ppm = (uint32_t)k->carve_imst_reset_ppm,
+        .inv_credits = (uint32_t)k->carve_inv_credits};
     size_t hl = strlen(k->platform_host_link);
     if (hl < sizeof c->host_link)
         memcpy(c->host_link, k->platform_host_link, hl + 1);

@@ -4,8 +4,9 @@
 # remote lines in the L2), carve-swc and carve-hwc on 2 and 4 discrete
 # GPUs; carve-nc (no coherence) computes wrong results on the read-write
 # sharing stand-ins (lulesh, comd) and on pr and bfs; the fenced litmus
-# tests are clean with threads on one GPU, and across GPUs show only what
-# the NUMA-GPU baseline shows (MP: kernel-boundary coherence); the preset
+# tests are clean under carve-swc and carve-hwc with threads on one GPU and
+# across 2 GPUs (MP across 4), where the NUMA-GPU baseline shows MP's stale
+# read (kernel-boundary coherence only); the preset
 # runs; same configuration, same statistics; the carve-main study runs at
 # --size small; bad settings end with one error line and exit 2.
 #
@@ -57,20 +58,26 @@ for w in lulesh pr; do
     expect_in "$ERR" "expected"
 done
 
-# Litmus: clean on one GPU; across GPUs only MP's stale read, exactly as
-# the NUMA-GPU baseline (nc with remote lines in the L2).
+# Litmus: clean on one GPU and across GPUs. carve-hwc acknowledges a write
+# only once every other GPU dropped the line from its L2 and RDC; carve-swc's
+# acquire fences drop the GPU's remote lines from its L2 and RDC. The
+# NUMA-GPU baseline (nc with remote lines in the L2) shows MP's stale read
+# across GPUs. (The broken variants, an IMST that misses sharers and fences
+# that stop at the L1, show MP's forbidden outcome in the unit test.)
 for p in carve-swc carve-hwc; do
-    expect_exit 0 "$bin" litmus --protocol $p --gpus 2 --placement cu \
+    expect_exit 0 "$bin" litmus --protocol $p --gpus 2 --placement both \
+        --fences on --iterations 1000 $L2
+    expect_in "$OUT" "mgsim litmus: ok: no forbidden outcome"
+    [ "$(grep -c ' iterations, ' "$OUT")" = 12 ] || fail "$p: run count"
+    expect_exit 0 "$bin" litmus MP --protocol $p --gpus 4 --placement gpu \
         --fences on --iterations 1000 $L2
     expect_in "$OUT" "mgsim litmus: ok: no forbidden outcome"
 done
-for p in nc carve-swc carve-hwc; do
-    expect_exit 1 "$bin" litmus --protocol $p --gpus 2 --placement gpu \
-        --fences on --iterations 1000 $L2
-    [ "$(grep -c 'FORBIDDEN OUTCOME SEEN' "$OUT")" = 1 ] || fail "$p: only MP"
-    awk '/^MP /{m=1} /^SB /{m=0} m && /FORBIDDEN/{f=1} END{exit !f}' "$OUT" ||
-        fail "$p: MP"
-done
+expect_exit 1 "$bin" litmus --protocol nc --gpus 2 --placement gpu \
+    --fences on --iterations 1000 $L2
+[ "$(grep -c 'FORBIDDEN OUTCOME SEEN' "$OUT")" = 1 ] || fail "nc: only MP"
+awk '/^MP /{m=1} /^SB /{m=0} m && /FORBIDDEN/{f=1} END{exit !f}' "$OUT" ||
+    fail "nc: MP"
 
 # The preset (4 unified GPUs, 2 MB pages, 2 GB RDC) runs and verifies.
 CONF=$(dirname "$0")/../../configs

@@ -49,6 +49,7 @@ typedef struct imst {
     uint64_t nchunks;
     uint64_t transitions[4][4]; /* [from][to] counts */
     uint64_t broadcasts;      /* writes that broadcast invalidations */
+    uint64_t coalesced;       /* of those, sent none: one was in flight */
     uint64_t resets;          /* lines returned to PRIVATE by p */
 } imst;
 

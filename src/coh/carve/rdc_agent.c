@@ -4,16 +4,23 @@
 ** an L2 bank and its DRAM channel (coh.h), receiving every miss of the
 ** bank (remote_via_agent).
 **
-**   local line     to the channel (carve-hwc: the home's IMST sees the
-**                  access: local reads and the bank's write-backs)
+**   local line     to the channel
 **   remote read    probe: one DRAM read of the line's set in the carved
 **                  region (tag, valid and epoch ride in ECC: no access of
 **                  their own). Hit: the answer is the probed bytes. Miss:
 **                  the request goes to the home over RDMA; a whole-line
 **                  answer is also written into the set (one DRAM write)
 **   remote write   drops the local copy (write-through, no allocation)
-**   or atomic      and goes to the home; carve-hwc: the home's IMST
-**                  decides whether the other GPUs' copies are invalidated
+**   or atomic      and goes to the home
+**
+** Coherence reaches the slice through its L2 bank (carve.c): carve-hwc's
+** write invalidations arrive at the bank as messages from the line's home
+** (the home L2 bank's IMST decides them, src/coh/dir/ carries them) and
+** the bank's invalidation hook drops the line here before the bank
+** acknowledges; carve-swc's epoch is bumped by the bank's kernel-boundary
+** write-back and by the GPU's acquire fences (swc_fence.c). The slice and
+** its bank are one memory pipeline of one GPU: the tag store (ECC bits)
+** changes when the bank serves the message, with no DRAM access.
 **
 ** Data is real: a hit answers with what the carved DRAM holds, so a line
 ** left valid after its home changed gives the old bytes.
@@ -21,9 +28,7 @@
 ** Ordering. The DRAM channel keeps same-address order, so a probe sent
 ** after a fill reads the filled bytes. A probe or fetch that was in flight
 ** while its set changed (rdc.h sequence numbers) is a miss / does not
-** fill. Coherence actions on the tag store are instant (not messages):
-** under the bulk-synchronous model they only need to land before the next
-** kernel starts, and they do at once (docs/coherence.md, "CARVE").
+** fill.
 **
 ** Bookkeeping as in the TSU agent: a request below carries the agent's
 ** bottom port as reply_to and a record as origin; the requester's fields
@@ -69,8 +74,8 @@ enum {
     ST_REMOTE_READS, ST_REMOTE_WRITES, ST_FILLS, ST_FILLS_DROPPED,
     ST_EVICTIONS, ST_INVALIDATIONS, ST_INV_RECEIVED, ST_EPOCH_BUMPS,
     ST_EPOCH_SWEEPS, ST_NAIVE_INV_BYTES, ST_RANGE_INVALIDATIONS,
-    ST_FULL_INVALIDATIONS,
-    ST_IMST_BROADCASTS, ST_IMST_RESETS, ST_IMST_TO_PRIVATE, ST_IMST_TO_RS,
+    ST_FULL_INVALIDATIONS, ST_FENCE_BUMPS,
+    ST_IMST_BROADCASTS, ST_IMST_COALESCED, ST_IMST_RESETS, ST_IMST_TO_PRIVATE, ST_IMST_TO_RS,
     ST_IMST_TO_RW, ST_COUNT
 };
 
@@ -79,7 +84,8 @@ static const char *const stat_names[ST_COUNT] = {
     "remote_reads", "remote_writes", "rdc_fills", "rdc_fills_dropped",
     "rdc_evictions", "rdc_invalidations", "rdc_inv_received",
     "epoch_bumps", "epoch_sweeps", "naive_inv_bytes",
-    "rdc_range_invalidations", "rdc_full_invalidations", "imst_broadcasts", "imst_resets",
+    "rdc_range_invalidations", "rdc_full_invalidations",
+    "fence_epoch_bumps", "imst_broadcasts", "imst_coalesced", "imst_resets",
     "imst_to_private", "imst_to_rs", "imst_to_rw"};
 
 struct rdc_agent {
@@ -87,7 +93,6 @@ struct rdc_agent {
     sim_port top, bottom;
     sim_port *memory, *remote;
     carve *cv;
-    cache *l2;
     uint32_t gpu, bank;
     uint64_t local_base, local_limit;
     uint64_t region;          /* first byte of the carved region */
@@ -126,6 +131,7 @@ void rdc_agent_sync_stats(rdc_agent *a)
             for (int s = 0; s < 4; s++)
                 to[s] += t->transitions[f][s];
         a->st[ST_IMST_BROADCASTS]->value = t->broadcasts;
+        a->st[ST_IMST_COALESCED]->value = t->coalesced;
         a->st[ST_IMST_RESETS]->value = t->resets;
         a->st[ST_IMST_TO_PRIVATE]->value = to[IMST_PRIVATE];
         a->st[ST_IMST_TO_RS]->value = to[IMST_RS];
@@ -140,7 +146,13 @@ void rdc_agent_invalidate(rdc_agent *a, uint64_t line)
     rdc_agent_sync_stats(a);
 }
 
-const cache *rdc_agent_l2(const rdc_agent *a) { return a->l2; }
+void rdc_agent_fence(rdc_agent *a)
+{
+    inc(a, ST_FENCE_BUMPS);
+    rdc_epoch_bump(&a->tags);
+    rdc_agent_sync_stats(a);
+}
+
 rdc *rdc_agent_rdc(rdc_agent *a) { return &a->tags; }
 
 void rdc_agent_set_remote(rdc_agent *a, sim_port *remote)
@@ -217,7 +229,6 @@ static mem_msg *own_request(rdc_agent *a, rdc_rec *r, mem_msg_type type)
 
 static void take_request(rdc_agent *a, mem_msg *m)
 {
-    carve *cv = a->cv;
     bool read = m->base.type == MEM_READ;
     bool write = m->base.type == MEM_WRITE || m->base.type == MEM_ATOMIC;
     if (is_local(a, m->addr)) {
@@ -225,20 +236,12 @@ static void take_request(rdc_agent *a, mem_msg *m)
         inc(a, read ? ST_LOCAL_READS : ST_LOCAL_WRITES);
         if (read && m->gpu == (int32_t)a->gpu)
             inc(a, ST_OWN_LOCAL_READS);
-        if (a->home && read)
-            imst_local_read(a->home, r->line);
-        else if (a->home && write && imst_local_write(a->home, r->line))
-            carve_broadcast(cv, r->line, UINT32_MAX);
         forward(a, r, a->memory);
         return;
     }
-    uint32_t home = (uint32_t)(m->addr / cv->sys.mem_per_gpu);
-    imst *ht = cv->imst && home < cv->sys.ngpus ? &cv->imst[home] : NULL;
     if (read && !a->tags.sets) {       /* no RDC: straight to the home */
         rdc_rec *r = rec_get(a, m, REC_FORWARD);
         inc(a, ST_REMOTE_READS);
-        if (ht)
-            imst_remote_read(ht, r->line);
         forward(a, r, a->remote);
         return;
     }
@@ -253,8 +256,6 @@ static void take_request(rdc_agent *a, mem_msg *m)
     if (write) {
         inc(a, ST_REMOTE_WRITES);
         rdc_invalidate(&a->tags, r->line);
-        if (ht && imst_remote_write(ht, r->line))
-            carve_broadcast(cv, r->line, a->gpu);
     }
     forward(a, r, a->remote);
 }
@@ -262,7 +263,7 @@ static void take_request(rdc_agent *a, mem_msg *m)
 /* The probe of r came back (p its answer). */
 static void probe_done(rdc_agent *a, rdc_rec *r, mem_msg *p)
 {
-    carve *cv = a->cv;
+    const carve *cv = a->cv;
     mem_msg *m = r->req;
     uint64_t set = rdc_set(&a->tags, r->line);
     bool hit = rdc_peek(&a->tags, set).seq == r->seq &&
@@ -281,9 +282,6 @@ static void probe_done(rdc_agent *a, rdc_rec *r, mem_msg *p)
     inc(a, ST_REMOTE_READS);
     mem_msg_release(cv->pool, p->req);
     mem_msg_release(cv->pool, p);
-    uint32_t home = (uint32_t)(r->line / cv->sys.mem_per_gpu);
-    if (cv->imst && home < cv->sys.ngpus)
-        imst_remote_read(&cv->imst[home], r->line);
     if (m->addr == r->line && m->size == a->tags.line) {
         r->kind = REC_FETCH;
         r->seq = rdc_fetch(&a->tags, r->line);
@@ -461,7 +459,6 @@ sim_port *rdc_agent_new(carve *cv, const coh_site *site)
     /* Every request below can answer at once. */
     port_init(&a->bottom, &a->base, "bottom", RDC_RECORDS);
     a->cv = cv;
-    a->l2 = site->l2;
     a->gpu = site->gpu;
     a->bank = site->bank;
     a->memory = site->memory;

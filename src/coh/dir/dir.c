@@ -223,9 +223,7 @@ static sim_port *dir_memory_agent(void *pd, const coh_site *site)
     dir_proto *dp = pd;
     if (!site->l2 || dp->sys.ngpus < 2 || !dp->sys.rdma)
         return NULL;
-    dir_bank *b = dp->banks;
-    while (b && b->l2 != site->l2)
-        b = b->next;
+    dir_bank *b = dir_bank_of(dp, site->l2);
     if (!b)
         return NULL;
     inv_engine *e = dp->engines[site->gpu];

@@ -36,12 +36,28 @@ enum {
 };
 
 typedef struct dir_proto dir_proto;
+typedef struct dir_bank dir_bank;
+
+/* What decides a home bank's invalidations when it is not the directory
+** table: CARVE-HWC's In-Memory Sharing Tracker (src/coh/carve/). The bank
+** calls `read` for a remote read of a line it homes and `write` for a
+** write or atomic to it (local or remote: gpu is the writer's,
+** remote_write for a plain write of another GPU); the tracker names the
+** GPUs that must drop the line with dir_bank_invalidate. Everything else
+** (admission, held write answers, the invalidation engine) is the
+** directory protocols'. */
+typedef struct dir_tracker {
+    void (*read)(void *ud, dir_bank *b, uint64_t line, uint32_t gpu);
+    void (*write)(void *ud, dir_bank *b, uint64_t line, uint32_t gpu,
+                  bool remote_write);
+    void *ud;
+} dir_tracker;
 
 /* One L2 bank of one GPU: the directory slice for the lines it homes (a
 ** GPU's directory is sliced over its banks like the lines: the L2
 ** interleave is at least the entry range, so an entry's lines are all in
 ** one bank) and what it keeps as a sharer of other GPUs' lines. */
-typedef struct dir_bank {
+struct dir_bank {
     dir_proto *dp;
     cache *l2;
     uint32_t gpu, bank;
@@ -64,7 +80,7 @@ typedef struct dir_bank {
     stat_counter *st[DS_COUNT];
     stat_hist *latency;       /* L2 answer latency (ps) */
     struct dir_bank *next;
-} dir_bank;
+};
 
 struct dir_proto {
     coh_system sys;
@@ -76,6 +92,7 @@ struct dir_proto {
     bool peers_set;
     bool no_write_inv;        /* the broken variant (tests): plain writes
                                  invalidate nobody */
+    const dir_tracker *tracker; /* NULL: the directory table decides */
     dir_bank *banks;          /* every L2 bank (list) */
 };
 
@@ -85,5 +102,14 @@ dir_bank *dir_bank_new(dir_proto *dp, cache *l2, uint32_t gpu);
 void dir_bank_place(dir_bank *b, uint32_t bank, sim_port *engine,
                     const char *name);
 void dir_bank_free(dir_bank *b);
+/* For a tracker: GPUs `sharers` (bit g = GPU g) must drop line (a write
+** invalidation, part of the operation being admitted). */
+void dir_bank_invalidate(dir_bank *b, uint64_t line, uint64_t sharers);
+/* Whether an invalidation of line (homed here) is in flight: a write
+** admitted now is held until it lands, and remote reads of the line wait
+** meanwhile, so no other GPU can have fetched a copy since it was sent. */
+bool dir_bank_inv_pending(const dir_bank *b, uint64_t line);
+/* The bank of cache l2, or NULL. */
+dir_bank *dir_bank_of(const dir_proto *dp, const cache *l2);
 
 #endif

@@ -50,7 +50,7 @@ static uint64_t line_of(const dir_bank *b, uint64_t addr)
 
 static bool homed_here(const dir_bank *b, uint64_t line)
 {
-    return b->table && !cache_line_is_remote(b->l2, line);
+    return b->engine && !cache_line_is_remote(b->l2, line);
 }
 
 /* ---- the request being built ------------------------------------------ */
@@ -103,8 +103,15 @@ static void emit(void *ud, uint64_t line, uint64_t sharers, dir_cause cause)
     b->building->data[2 * i + 1] = (uint8_t)(mask >> 8);
 }
 
+void dir_bank_invalidate(dir_bank *b, uint64_t line, uint64_t sharers)
+{
+    emit(b, line, sharers, DIR_CAUSE_WRITE);
+}
+
 static void sync_table_stats(dir_bank *b)
 {
+    if (!b->table)
+        return;
     const dir_table_stats *s = dir_table_stats_get(b->table);
     b->st[DS_LOOKUPS]->value = s->lookups;
     b->st[DS_HITS]->value = s->hits;
@@ -171,6 +178,11 @@ static bool in_flight(const dir_bank *b, uint64_t line)
     return false;
 }
 
+bool dir_bank_inv_pending(const dir_bank *b, uint64_t line)
+{
+    return b->npend && in_flight(b, line);
+}
+
 static bool dl_admit(void *pd, cache *c, const mem_msg *req, bool home)
 {
     (void)home;
@@ -195,13 +207,20 @@ static bool dl_admit(void *pd, cache *c, const mem_msg *req, bool home)
         stat_inc(b->st[DS_STALL_ROOM]);
         return false;
     }
+    const dir_tracker *tr = b->dp->tracker;
+    bool remote_write = req->base.type == MEM_WRITE && g != b->gpu;
     if (read) {
-        dir_table_read(b->table, line, g);
+        if (tr)
+            tr->read(tr->ud, b, line, g);
+        else
+            dir_table_read(b->table, line, g);
     } else if (req->base.type == MEM_WRITE && b->dp->no_write_inv) {
         return true; /* the broken variant: no invalidation */
     } else {
-        dir_table_write(b->table, line, g,
-                        req->base.type == MEM_WRITE && g != b->gpu);
+        if (tr)
+            tr->write(tr->ud, b, line, g, remote_write);
+        else
+            dir_table_write(b->table, line, g, remote_write);
         admitted_add(b, line);
     }
     finish_operation(b);
@@ -342,14 +361,24 @@ void dir_bank_place(dir_bank *b, uint32_t bank, sim_port *engine,
     b->engine = engine;
     dir_table_config tc = dp->tcfg;
     tc.home = b->gpu;
-    b->table = dir_table_new(&tc, emit, b);
-    assert(b->table && "the protocol validated the directory");
+    if (!dp->tracker) {
+        b->table = dir_table_new(&tc, emit, b);
+        assert(b->table && "the protocol validated the directory");
+    }
     if (dp->stats) {
         for (int i = 0; i < DS_COUNT; i++)
             b->st[i] = stat_counter_add(dp->stats, name, stat_names[i],
                                         "count");
         b->latency = stat_hist_add(dp->stats, name, "l2_latency", "ps");
     }
+}
+
+dir_bank *dir_bank_of(const dir_proto *dp, const cache *l2)
+{
+    dir_bank *b = dp->banks;
+    while (b && b->l2 != l2)
+        b = b->next;
+    return b;
 }
 
 void dir_bank_free(dir_bank *b)

@@ -11,6 +11,11 @@
 **     verify under carve-swc and carve-hwc on 2 and 4 GPUs with the RDC
 **     hitting; carve-nc (no coherence) and a broken IMST that forgets
 **     remote readers compute wrong results (the RDC's bytes are real);
+**   - the fenced litmus tests across 2 GPUs (MP on 4) are clean under
+**     carve-swc and carve-hwc; MP shows its forbidden outcome when the
+**     IMST misses sharers (carve-hwc-broken-imst) and when carve-swc's
+**     acquire fences stop at the L1 (carve-swc-broken-fence); carve-hwc's
+**     invalidations travel as messages and are counted;
 **   - the carved capacity is not allocatable;
 **   - the random memory tester over 4 GPUs with tiny L2s and RDCs
 **     (MGSIM_CARVE_OPS=1000000 for the long run).
@@ -28,6 +33,7 @@
 #include "coh/carve/imst.h"
 #include "coh/carve/rdc.h"
 #include "coh/coh.h"
+#include "litmus/litmus.h"
 #include "mem/tester.h"
 #include "mgsim/errors.h"
 #include "platform/platform.h"
@@ -38,6 +44,15 @@
 
 extern const coh_protocol coh_carve_swc, coh_carve_hwc, coh_carve_nc;
 extern const coh_protocol coh_carve_hwc_broken_imst;
+extern const coh_protocol coh_carve_swc_broken_fence;
+
+static void register_broken(void)
+{
+    if (!coh_find(coh_carve_hwc_broken_imst.name))
+        assert_int_equal(coh_register(&coh_carve_hwc_broken_imst), MGS_OK);
+    if (!coh_find(coh_carve_swc_broken_fence.name))
+        assert_int_equal(coh_register(&coh_carve_swc_broken_fence), MGS_OK);
+}
 
 /* ---- the tag store ---- */
 
@@ -332,14 +347,71 @@ static void test_workloads_verify(void **state)
 static void test_stale_rdc_fails(void **state)
 {
     (void)state;
-    if (!coh_find(coh_carve_hwc_broken_imst.name))
-        assert_int_equal(coh_register(&coh_carve_hwc_broken_imst), MGS_OK);
+    register_broken();
     assert_int_equal(run_carve("carve-hwc", "pr", 2, NULL), MGS_OK);
     assert_int_equal(run_carve("carve-hwc-broken-imst", "pr", 2, NULL),
                      MGS_EVERIFY);
     assert_int_equal(run_carve("carve-nc", "pr", 2, NULL), MGS_EVERIFY);
     assert_int_equal(run_carve("carve-nc", "bfs", 2, NULL), MGS_EVERIFY);
     mgs_error_clear();
+}
+
+/* One fenced litmus test with threads on different GPUs (4-CU GPUs of
+** 256 MiB, 64 MiB carved); returns its forbidden outcomes, *inv the
+** invalidation messages carve-hwc's engines sent and their bytes. */
+static uint64_t litmus_gpus(const char *protocol, const char *test, int gpus,
+                            uint64_t iterations, double *inv, double *bytes)
+{
+    rt_rig r;
+    static const char *const sets[] = {"coherence.remote_cache=l2",
+                                       "carve.rdc_size=64MB", NULL};
+    rt_rig_configure(&r, sets);
+    snprintf(r.cfg.coherence_protocol, sizeof r.cfg.coherence_protocol,
+             "%s", protocol);
+    rt_rig_start(&r, MGS_MODE_TIMING, gpus, 256ull << 20, "discrete");
+    litmus_opts o;
+    litmus_opts_default(&o);
+    o.iterations = iterations;
+    o.placement = LITMUS_GPU;
+    o.fenced = true;
+    o.groups = 16;
+    const litmus_test *t = litmus_find(test);
+    assert_non_null(t);
+    litmus_result res;
+    if (litmus_run(r.rt, t, &o, &res) != MGS_OK)
+        fail_msg("%s %s: %s", protocol, test, mgs_error_msg());
+    if (inv)
+        *inv = rt_rig_stat(&r, "GPU*", "inv_sent_write", NULL);
+    if (bytes)
+        *bytes = rt_rig_stat(&r, "GPU*", "bytes_out", NULL);
+    rt_rig_fini(&r);
+    return res.forbidden;
+}
+
+static void test_litmus_across_gpus(void **state)
+{
+    (void)state;
+    register_broken();
+    const char *tests[] = {"MP", "SB", "LB", "CoRR", "IRIW", "2+2W"};
+    double inv = 0, bytes = 0;
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+        assert_int_equal(litmus_gpus("carve-swc", tests[i], 2, 1024, NULL,
+                                     NULL), 0);
+        assert_int_equal(litmus_gpus("carve-hwc", tests[i], 2, 1024, &inv,
+                                     &bytes), 0);
+        assert_true(inv > 0 && bytes >= 8 * inv);
+    }
+    assert_int_equal(litmus_gpus("carve-swc", "MP", 4, 1024, NULL, NULL), 0);
+    assert_int_equal(litmus_gpus("carve-hwc", "MP", 4, 1024, NULL, NULL), 0);
+    uint64_t swc = litmus_gpus("carve-swc-broken-fence", "MP", 2, 1024, NULL,
+                               NULL);
+    uint64_t hwc = litmus_gpus("carve-hwc-broken-imst", "MP", 2, 1024, &inv,
+                               NULL);
+    printf("# MP forbidden outcomes of 1024: swc-broken-fence %llu, "
+           "hwc-broken-imst %llu (%.0f invalidations)\n",
+           (unsigned long long)swc, (unsigned long long)hwc, inv);
+    assert_true(swc > 0);
+    assert_true(hwc > 0);
 }
 
 /* The carved slice is not allocatable: 1 GiB GPUs with 512 MiB carved. */
@@ -432,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_check_and_sync),
         cmocka_unit_test(test_workloads_verify),
         cmocka_unit_test(test_stale_rdc_fails),
+        cmocka_unit_test(test_litmus_across_gpus),
         cmocka_unit_test(test_capacity_carved_out),
         cmocka_unit_test(test_random_tester),
     };
