@@ -156,20 +156,21 @@ extern "C" __global__ void gps_sssp_push(const unsigned *rowp,
         atomicMin(&nd[col[e]], du + wt[e]);
 }
 
-extern "C" __global__ void gps_sssp_pull(const unsigned *rowp,
-                                         const unsigned *col,
-                                         const unsigned *wt, const unsigned *d,
-                                         unsigned *nd, unsigned v0,
-                                         unsigned nv)
+// memcpy's exchange: nd[v] = min(nd[v], stage[p * n + v] for every other
+// part p), for the own vertices [v0, v0 + nv).
+extern "C" __global__ void gps_sssp_merge(const unsigned *stage, unsigned *nd,
+                                          unsigned n, unsigned parts,
+                                          unsigned self, unsigned v0,
+                                          unsigned nv)
 {
     unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nv)
         return;
-    unsigned v = v0 + t, m = d[v];
-    for (unsigned e = rowp[v]; e < rowp[v + 1]; e++) {
-        unsigned du = d[col[e]];
-        if (du != SSSP_INF && du + wt[e] < m)
-            m = du + wt[e];
+    unsigned v = v0 + t, m = nd[v];
+    for (unsigned p = 0; p < parts; p++) {
+        unsigned c = stage[(size_t)p * n + v];
+        if (p != self && c < m)
+            m = c;
     }
     nd[v] = m;
 }
