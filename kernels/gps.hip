@@ -156,8 +156,22 @@ extern "C" __global__ void gps_sssp_push(const unsigned *rowp,
         atomicMin(&nd[col[e]], du + wt[e]);
 }
 
-// memcpy's exchange: nd[v] = min(nd[v], stage[p * n + v] for every other
-// part p), for the own vertices [v0, v0 + nv).
+// memcpy's exchange: the minimum of the own value and every other part
+// p's candidate stage[p * n + v], for the own vertices [v0, v0 + nv).
+__device__ static unsigned sssp_min_staged(const unsigned *stage,
+                                           unsigned m, unsigned n,
+                                           unsigned parts, unsigned self,
+                                           unsigned v)
+{
+    for (unsigned p = 0; p < parts; p++) {
+        unsigned c = stage[(size_t)p * n + v];
+        if (p != self && c < m)
+            m = c;
+    }
+    return m;
+}
+
+// After the last round: nd[v] takes the staged minimum.
 extern "C" __global__ void gps_sssp_merge(const unsigned *stage, unsigned *nd,
                                           unsigned n, unsigned parts,
                                           unsigned self, unsigned v0,
@@ -166,12 +180,24 @@ extern "C" __global__ void gps_sssp_merge(const unsigned *stage, unsigned *nd,
     unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nv)
         return;
-    unsigned v = v0 + t, m = nd[v];
-    for (unsigned p = 0; p < parts; p++) {
-        unsigned c = stage[(size_t)p * n + v];
-        if (p != self && c < m)
-            m = c;
-    }
+    unsigned v = v0 + t;
+    nd[v] = sssp_min_staged(stage, nd[v], n, parts, self, v);
+}
+
+// A round's init with the previous round's exchange folded in: d[v] and
+// nd[v] take the staged minimum (gps_sssp_init plus gps_sssp_merge, one
+// kernel instead of two).
+extern "C" __global__ void gps_sssp_init_merge(const unsigned *stage,
+                                               unsigned *d, unsigned *nd,
+                                               unsigned n, unsigned parts,
+                                               unsigned self, unsigned v0,
+                                               unsigned nv)
+{
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nv)
+        return;
+    unsigned v = v0 + t, m = sssp_min_staged(stage, d[v], n, parts, self, v);
+    d[v] = m;
     nd[v] = m;
 }
 

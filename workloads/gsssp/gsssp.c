@@ -7,8 +7,10 @@
 ** forwards each to the other subscribers, never coalesced). The memcpy
 ** paradigm runs the same push on each GPU's own full copy of nd, then
 ** exchanges: GPU p copies its candidates for GPU q's vertices into q's
-** staging array (slot p) and q takes the minimum (gps_sssp_merge); the
-** result is broadcast once, before the download. So every paradigm, and
+** staging array (slot p) and q takes the minimum at the start of the next
+** round (gps_sssp_init_merge: the init kernel with the merge folded in;
+** gps_sssp_merge after the last round); the result is broadcast once,
+** before the download. So every paradigm, and
 ** the infinite-bandwidth bound (memcpy with instant copies), does the
 ** same work as one GPU (an earlier pull version scanned every vertex's
 ** edges every round: 8x the work of the push, which skips unreached
@@ -29,10 +31,10 @@ extern const mgs_workload wl_gsssp;
 #define INF 0xffffffffu
 
 /* memcpy: each GPU's candidates for the others' vertices (its copy of nd)
-** go to their owner's staging array, slot p; the owner keeps the minimum. */
+** go to their owner's staging array, slot p; the owner takes the minimum
+** in the next round's init (gps_sssp_init_merge) or merge_last. */
 static int exchange(wl_gps *w, const wl_gbuf *nd, const wl_gbuf *stage,
-                    mgs_kernel *kmerge, int64_t n, const int64_t v0[],
-                    const int64_t nv[])
+                    int64_t n, const int64_t v0[], const int64_t nv[])
 {
     int rc = wl_sync(&w->c);
     for (int p = 0; !rc && p < w->ngpu; p++)
@@ -43,8 +45,15 @@ static int exchange(wl_gps *w, const wl_gbuf *nd, const wl_gbuf *stage,
                                         (uint64_t)(p * n + v0[q]) * 4,
                                     nd->copy[p] + (uint64_t)v0[q] * 4,
                                     (uint64_t)nv[q] * 4);
-    if (!rc)
-        rc = wl_sync(&w->c);
+    return rc;
+}
+
+/* After the last round's exchange: each owner's minimum (gps_sssp_merge). */
+static int merge_last(wl_gps *w, const wl_gbuf *nd, const wl_gbuf *stage,
+                      mgs_kernel *kmerge, int64_t n, const int64_t v0[],
+                      const int64_t nv[])
+{
+    int rc = wl_sync(&w->c);
     for (int q = 0; !rc && q < w->ngpu; q++)
         rc = wl_launch1(&w->c, kmerge, wl_part_gpu(&w->c, q), (uint64_t)nv[q],
                         256, "ppuuuuu", wl_gps_ptr(w, stage, q),
@@ -69,7 +78,7 @@ static int gsssp_run(mgs_rt *rt, const wl_args *a)
     }
     wl_gps w;
     wl_gbuf *rowp, *col, *wt, *gd[2], *stage = NULL;
-    mgs_kernel *kinit = NULL, *kstep = NULL, *kmerge = NULL;
+    mgs_kernel *kinit = NULL, *kstep = NULL, *kmerge = NULL, *kinitm = NULL;
     int64_t v0[WL_MAX_PARTS], nv[WL_MAX_PARTS];
     wl_grange own[WL_MAX_PARTS];
     int rc = wl_gps_open(&w, rt, a, "gps.hsaco", paradigm);
@@ -100,14 +109,25 @@ static int gsssp_run(mgs_rt *rt, const wl_args *a)
         rc = wl_kernel(&w.c, "gps_sssp_push", &kstep);
     if (!rc && copies)
         rc = wl_kernel(&w.c, "gps_sssp_merge", &kmerge);
+    if (!rc && copies)
+        rc = wl_kernel(&w.c, "gps_sssp_init_merge", &kinitm);
     for (int64_t it = 0; !rc && it < iters; it++) {
         const wl_gbuf *in = gd[it & 1], *out = gd[!(it & 1)];
         rc = wl_gps_iter_begin(&w, (int)it);
         for (int p = 0; !rc && p < w.ngpu; p++)
-            rc = wl_launch1(&w.c, kinit, wl_part_gpu(&w.c, p),
-                            (uint64_t)nv[p], 256, "ppuu",
-                            wl_gps_ptr(&w, in, p), wl_gps_ptr(&w, out, p),
-                            (uint32_t)v0[p], (uint32_t)nv[p]);
+            rc = copies && it > 0
+                     ? wl_launch1(&w.c, kinitm, wl_part_gpu(&w.c, p),
+                                  (uint64_t)nv[p], 256, "pppuuuuu",
+                                  wl_gps_ptr(&w, stage, p),
+                                  wl_gps_ptr(&w, in, p),
+                                  wl_gps_ptr(&w, out, p), (uint32_t)n,
+                                  (uint32_t)w.ngpu, (uint32_t)p,
+                                  (uint32_t)v0[p], (uint32_t)nv[p])
+                     : wl_launch1(&w.c, kinit, wl_part_gpu(&w.c, p),
+                                  (uint64_t)nv[p], 256, "ppuu",
+                                  wl_gps_ptr(&w, in, p),
+                                  wl_gps_ptr(&w, out, p), (uint32_t)v0[p],
+                                  (uint32_t)nv[p]);
         if (!rc)
             rc = wl_sync(&w.c);
         for (int p = 0; !rc && p < w.ngpu; p++)
@@ -118,10 +138,12 @@ static int gsssp_run(mgs_rt *rt, const wl_args *a)
                             wl_gps_ptr(&w, out, p), (uint32_t)v0[p],
                             (uint32_t)nv[p]);
         if (!rc && copies)
-            rc = exchange(&w, out, stage, kmerge, n, v0, nv);
+            rc = exchange(&w, out, stage, n, v0, nv);
         if (!rc)
             rc = wl_gps_iter_end(&w, (int)it);
     }
+    if (!rc && copies)
+        rc = merge_last(&w, gd[iters & 1], stage, kmerge, n, v0, nv);
     if (!rc && copies)
         rc = wl_gps_exchange(&w, gd[iters & 1]);
     if (!rc)
