@@ -156,21 +156,48 @@ extern "C" __global__ void gps_sssp_push(const unsigned *rowp,
         atomicMin(&nd[col[e]], du + wt[e]);
 }
 
-extern "C" __global__ void gps_sssp_pull(const unsigned *rowp,
-                                         const unsigned *col,
-                                         const unsigned *wt, const unsigned *d,
-                                         unsigned *nd, unsigned v0,
-                                         unsigned nv)
+// memcpy's exchange: the minimum of the own value and every other part
+// p's candidate stage[p * n + v], for the own vertices [v0, v0 + nv).
+__device__ static unsigned sssp_min_staged(const unsigned *stage,
+                                           unsigned m, unsigned n,
+                                           unsigned parts, unsigned self,
+                                           unsigned v)
+{
+    for (unsigned p = 0; p < parts; p++) {
+        unsigned c = stage[(size_t)p * n + v];
+        if (p != self && c < m)
+            m = c;
+    }
+    return m;
+}
+
+// After the last round: nd[v] takes the staged minimum.
+extern "C" __global__ void gps_sssp_merge(const unsigned *stage, unsigned *nd,
+                                          unsigned n, unsigned parts,
+                                          unsigned self, unsigned v0,
+                                          unsigned nv)
 {
     unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nv)
         return;
-    unsigned v = v0 + t, m = d[v];
-    for (unsigned e = rowp[v]; e < rowp[v + 1]; e++) {
-        unsigned du = d[col[e]];
-        if (du != SSSP_INF && du + wt[e] < m)
-            m = du + wt[e];
-    }
+    unsigned v = v0 + t;
+    nd[v] = sssp_min_staged(stage, nd[v], n, parts, self, v);
+}
+
+// A round's init with the previous round's exchange folded in: d[v] and
+// nd[v] take the staged minimum (gps_sssp_init plus gps_sssp_merge, one
+// kernel instead of two).
+extern "C" __global__ void gps_sssp_init_merge(const unsigned *stage,
+                                               unsigned *d, unsigned *nd,
+                                               unsigned n, unsigned parts,
+                                               unsigned self, unsigned v0,
+                                               unsigned nv)
+{
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nv)
+        return;
+    unsigned v = v0 + t, m = sssp_min_staged(stage, d[v], n, parts, self, v);
+    d[v] = m;
     nd[v] = m;
 }
 

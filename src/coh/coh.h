@@ -133,6 +133,7 @@ typedef struct coh_gps_params {
     uint32_t tlb_entries;     /* GPS-TLB entries */
     uint32_t tlb_ways;
     uint32_t walk_latency;    /* cycles of a GPS page-table walk */
+    uint32_t ports;           /* the publisher's crossbar lanes */
     uint64_t page_bytes;      /* gpu.page_size */
     uint64_t test_drop;       /* tests: drop the n-th publication (0 none) */
     mgs_time period;          /* the GPU's clock (ps) */

@@ -19,6 +19,7 @@
 #include "mem/dma.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,7 +67,7 @@ static const char *const stat_units[ST_COUNT] = {
 
 struct dma_engine {
     sim_comp base;          /* first */
-    sim_port ctrl, host, device;
+    sim_port ctrl, host, device[DMA_MAX_DEVICE_PORTS];
     dma_config cfg;
     mem_pool *pool;         /* borrowed */
     mem_route host_route, device_route;
@@ -79,7 +80,7 @@ struct dma_engine {
     dma_slot *slots;        /* [max_inflight] */
     uint32_t *free_slots, nfree_slots;
 
-    dma_fifo q_host, q_device, q_ctrl;
+    dma_fifo q_host, q_device[DMA_MAX_DEVICE_PORTS], q_ctrl;
 
     stat_counter *st[ST_COUNT];
     stat_counter own[ST_COUNT];
@@ -112,6 +113,7 @@ void dma_config_default(dma_config *c)
     c->ctrl_buffer = 4;
     c->host_buffer = 16;     /* assumed */
     c->device_buffer = 16;   /* assumed */
+    c->device_ports = 1;
     c->header_bytes = 8;     /* memory protocol header (cache.c) */
     c->gpu = 0;
     c->period = 1000;        /* 1 GHz (seed 002 Table 5.1) */
@@ -124,10 +126,12 @@ int dma_config_validate(const dma_config *c)
                              "<= %u (got %u)", MEM_LINE_MAX, c->chunk);
     if (c->max_inflight < 1 || c->max_copies < 1 || c->chunks_per_cycle < 1 ||
         c->ctrl_buffer < 1 || c->host_buffer < 1 || c->device_buffer < 1 ||
+        c->device_ports < 1 || c->device_ports > DMA_MAX_DEVICE_PORTS ||
         c->period < 1)
         return mgs_error_set(MGS_EINVAL, "dma max_inflight, max_copies, "
                              "chunks_per_cycle, buffers and period must be "
-                             ">= 1");
+                             ">= 1, device_ports in 1..%d",
+                             DMA_MAX_DEVICE_PORTS);
     return MGS_OK;
 }
 
@@ -171,7 +175,8 @@ static bool drain_all(dma_engine *d)
 {
     bool p = false;
     p |= drain(d, &d->q_host, &d->host, d->st[ST_STALL_HOST]);
-    p |= drain(d, &d->q_device, &d->device, d->st[ST_STALL_DEVICE]);
+    for (uint32_t i = 0; i < d->cfg.device_ports; i++)
+        p |= drain(d, &d->q_device[i], &d->device[i], d->st[ST_STALL_DEVICE]);
     p |= drain(d, &d->q_ctrl, &d->ctrl, NULL);
     return p;
 }
@@ -191,7 +196,8 @@ static void send_to(dma_engine *d, dma_space space, mem_msg *m)
         fifo_push(&d->q_host, m);
     } else {
         m->base.dst = mem_route_lookup(&d->device_route, m->addr);
-        fifo_push(&d->q_device, m);
+        fifo_push(&d->q_device[m->addr / d->cfg.chunk % d->cfg.device_ports],
+                  m);
     }
 }
 
@@ -389,7 +395,8 @@ static bool dma_tick(sim_comp *c)
     dma_engine *d = (dma_engine *)c;
     bool progress = drain_all(d);
     progress |= take_answers(d, &d->host);
-    progress |= take_answers(d, &d->device);
+    for (uint32_t i = 0; i < d->cfg.device_ports; i++)
+        progress |= take_answers(d, &d->device[i]);
     progress |= take_commands(d);
     progress |= issue_chunks(d);
     progress |= drain_all(d);
@@ -401,8 +408,8 @@ static void dma_port_free(sim_comp *c, sim_port *p)
     dma_engine *d = (dma_engine *)c;
     if (p == &d->host)
         d->q_host.blocked = false;
-    else if (p == &d->device)
-        d->q_device.blocked = false;
+    else if (p >= d->device && p < d->device + d->cfg.device_ports)
+        d->q_device[p - d->device].blocked = false;
     else
         d->q_ctrl.blocked = false;
     comp_wake(c);
@@ -411,9 +418,11 @@ static void dma_port_free(sim_comp *c, sim_port *p)
 static bool dma_busy(const sim_comp *c)
 {
     const dma_engine *d = (const dma_engine *)c;
+    bool lanes = false;
+    for (uint32_t i = 0; i < d->cfg.device_ports; i++)
+        lanes |= port_occupancy(&d->device[i]) != 0;
     return d->nfree_copies < d->cfg.max_copies || d->q_ctrl.count ||
-           port_occupancy(&d->ctrl) || port_occupancy(&d->host) ||
-           port_occupancy(&d->device);
+           port_occupancy(&d->ctrl) || port_occupancy(&d->host) || lanes;
 }
 
 static void dma_visit(const sim_comp *c, sim_buf_visit_fn fn, void *ud)
@@ -427,10 +436,13 @@ static void dma_visit(const sim_comp *c, sim_buf_visit_fn fn, void *ud)
 static void dma_dump(const sim_comp *c, FILE *f)
 {
     const dma_engine *d = (const dma_engine *)c;
+    uint32_t dev = 0;
+    for (uint32_t i = 0; i < d->cfg.device_ports; i++)
+        dev += d->q_device[i].count;
     fprintf(f, "  copies %u/%u chunks %u/%u fifo host/dev/ctrl %u/%u/%u\n",
             d->cfg.max_copies - d->nfree_copies, d->cfg.max_copies,
             d->cfg.max_inflight - d->nfree_slots, d->cfg.max_inflight,
-            d->q_host.count, d->q_device.count, d->q_ctrl.count);
+            d->q_host.count, dev, d->q_ctrl.count);
 }
 
 static const sim_comp_ops dma_ops = {
@@ -454,7 +466,11 @@ dma_engine *dma_new(sim_engine *eng, const char *name, const dma_config *cfg,
     comp_init(&d->base, eng, &dma_ops, name, cfg->period);
     port_init(&d->ctrl, &d->base, "ctrl", cfg->ctrl_buffer);
     port_init(&d->host, &d->base, "host", cfg->host_buffer);
-    port_init(&d->device, &d->base, "device", cfg->device_buffer);
+    for (uint32_t i = 0; i < cfg->device_ports; i++) {
+        char lane[16];
+        snprintf(lane, sizeof lane, i ? "device%u" : "device", i);
+        port_init(&d->device[i], &d->base, lane, cfg->device_buffer);
+    }
     uint32_t nc = cfg->max_copies, ns = cfg->max_inflight;
     d->copies = MGS_NEW_ARRAY(dma_copy, nc);
     d->free_copies = MGS_NEW_ARRAY(uint32_t, nc);
@@ -468,7 +484,8 @@ dma_engine *dma_new(sim_engine *eng, const char *name, const dma_config *cfg,
     d->nfree_copies = nc;
     d->nfree_slots = ns;
     fifo_init(&d->q_host, ns);
-    fifo_init(&d->q_device, ns);
+    for (uint32_t i = 0; i < cfg->device_ports; i++)
+        fifo_init(&d->q_device[i], ns);
     fifo_init(&d->q_ctrl, nc + cfg->ctrl_buffer);
     for (int i = 0; i < ST_COUNT; i++)
         d->st[i] = stats ? stat_counter_add(stats, name, stat_names[i],
@@ -488,7 +505,10 @@ void dma_free(dma_engine *d)
             mem_msg_release(d->pool, d->slots[i].req);
     port_fini(&d->ctrl);
     port_fini(&d->host);
-    port_fini(&d->device);
+    for (uint32_t i = 0; i < d->cfg.device_ports; i++) {
+        port_fini(&d->device[i]);
+        free(d->q_device[i].e);
+    }
     comp_fini(&d->base);
     free(d->copies);
     free(d->free_copies);
@@ -496,14 +516,18 @@ void dma_free(dma_engine *d)
     free(d->slots);
     free(d->free_slots);
     free(d->q_host.e);
-    free(d->q_device.e);
     free(d->q_ctrl.e);
     free(d);
 }
 
 sim_port *dma_ctrl(dma_engine *d) { return &d->ctrl; }
 sim_port *dma_host(dma_engine *d) { return &d->host; }
-sim_port *dma_device(dma_engine *d) { return &d->device; }
+sim_port *dma_device(dma_engine *d) { return &d->device[0]; }
+
+sim_port *dma_device_lane(dma_engine *d, uint32_t i)
+{
+    return i < d->cfg.device_ports ? &d->device[i] : NULL;
+}
 
 void dma_set_host_route(dma_engine *d, const mem_route *route)
 {

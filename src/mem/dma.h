@@ -76,6 +76,8 @@ typedef struct dma_msg {
 void dma_msg_init(dma_msg *m, dma_space src_space, uint64_t src,
                   dma_space dst_space, uint64_t dst, uint64_t bytes);
 
+#define DMA_MAX_DEVICE_PORTS 8
+
 typedef struct dma_config {
     uint32_t chunk;             /* bytes per request (power of 2, <= 128) */
     uint32_t max_inflight;      /* chunks in flight */
@@ -85,6 +87,9 @@ typedef struct dma_config {
     uint32_t ctrl_buffer;       /* port buffers, messages */
     uint32_t host_buffer;
     uint32_t device_buffer;
+    uint32_t device_ports;      /* crossbar lanes of the device side
+                                   (1..DMA_MAX_DEVICE_PORTS); chunk c's
+                                   requests take lane c % device_ports */
     uint32_t header_bytes;      /* wire bytes of a request without payload */
     int32_t gpu;                /* mem_msg.gpu of our requests */
     bool device_noalloc;        /* device-side writes carry MEM_F_NOALLOC:
@@ -104,7 +109,10 @@ void dma_free(dma_engine *d);
 
 sim_port *dma_ctrl(dma_engine *d);
 sim_port *dma_host(dma_engine *d);
-sim_port *dma_device(dma_engine *d);
+sim_port *dma_device(dma_engine *d);     /* device lane 0 */
+/* Device lane i (cfg.device_ports of them; NULL past the last): each is
+** plugged into the GPU's crossbar. */
+sim_port *dma_device_lane(dma_engine *d, uint32_t i);
 /* Where host and device requests go (copied). The device route is
 ** required; without a host route (no host link: the shared-memory
 ** platform) host-side commands fail with MGS_EINVAL. */

@@ -98,7 +98,7 @@ void platform_config_default(platform_config *c)
     /* keys.def [gps] */
     c->coh_gps = (coh_gps_params){.queue_entries = 512, .queue_block = 128,
                                   .tlb_entries = 32, .tlb_ways = 8,
-                                  .walk_latency = 100};
+                                  .walk_latency = 100, .ports = 4};
     um_config_default(&c->um);
     c->threads = 1;
 }
@@ -178,6 +178,7 @@ void platform_config_from(platform_config *c, const mgs_config *k)
         .tlb_entries = (uint32_t)k->gps_tlb_entries,
         .tlb_ways = (uint32_t)k->gps_tlb_ways,
         .walk_latency = (uint32_t)k->gps_walk_latency,
+        .ports = (uint32_t)k->gps_ports,
         .test_drop = k->gps_test_drop};
     c->coh_dir = (coh_dir_params){
         .entries = (uint32_t)k->directory_entries,
@@ -576,6 +577,11 @@ static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
         /* assumed: 2 chunks per cycle (128 B/cycle at 1 GHz) stays ahead
         ** of PCIe 6.0 x16 (128 GB/s) */
         dc.chunks_per_cycle = 2;
+        /* assumed: as the RDMA engine's (rdma.xbar_ports), 4 crossbar
+        ** lanes; on one lane (one message per cycle) a chunk's read
+        ** request and its write took 3 cycles per 128 B, about 43 GB/s,
+        ** a third of a PCIe 6.0 link (issue 20) */
+        dc.device_ports = 4;
         dc.gpu = (int32_t)i;
         dc.device_noalloc = !c->copy_allocates_l2;
         dc.period = c->gpu.period;
@@ -584,7 +590,9 @@ static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
         p->dmas[i] = dma_new(platform_gpu_engine_(&p->parts, eng, i), name,
                              &dc, pool, st);
         conn_plug(p->dma_cmd, dma_ctrl(p->dmas[i]));
-        conn_plug(gpu_build_xbar(g), dma_device(p->dmas[i]));
+        sim_port *lane;
+        for (uint32_t k = 0; (lane = dma_device_lane(p->dmas[i], k)); k++)
+            conn_plug(gpu_build_xbar(g), lane);
         mem_route dev;
         gpu_build_l1_route(g, &dev);
         dma_set_device_route(p->dmas[i], &dev);

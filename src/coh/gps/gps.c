@@ -196,7 +196,9 @@ static void gps_xbar_port(void *pd, uint32_t gpu, sim_conn *xbar,
     if (in->s.sys.ngpus < 2 || gpu >= GPS_MAX_GPUS)
         return;
     in->s.units[gpu] = gps_unit_new(&in->s, gpu, route);
-    conn_plug(xbar, gps_unit_port(in->s.units[gpu]));
+    sim_port *port;
+    for (uint32_t i = 0; (port = gps_unit_port(in->s.units[gpu], i)); i++)
+        conn_plug(xbar, port);
 }
 
 const coh_protocol coh_gps = {

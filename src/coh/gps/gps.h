@@ -9,12 +9,14 @@
 **                  every subscriber, the subscriber set, the GPS bit, and
 **                  the access-tracking bitmap of the profiling window; a
 **                  reverse map frame -> page for the L2 shim
-**   gps_unit.c     per GPU: the remote write queue (fully associative,
-**                  virtually addressed, 128 B blocks with byte masks,
-**                  drained oldest-first at the high watermark and fully at
-**                  releases), the GPS address translation unit with its
-**                  GPS-TLB, and the publisher that sends one copy per
-**                  remote subscriber over the inter-GPU network
+**   gps_queue.c    the remote write queue (fully associative, virtually
+**                  addressed, 128 B blocks coalesced with byte masks,
+**                  oldest first out)
+**   gps_unit.c     per GPU: drains the queue at the high watermark and
+**                  fully at releases, the GPS address translation unit
+**                  with its GPS-TLB, and the publisher that sends one copy
+**                  per remote subscriber over the inter-GPU network
+**   gps_map.c      a small hash map (reverse map, queue tags)
 **   gps.c          the coherence protocol "gps": nc's bulk-synchronous rules
 **                  plus the L2 ingress shim (cache hooks) and the releases
 **                  that wait for the queue to drain (kernel end, fences)

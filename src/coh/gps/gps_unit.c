@@ -1,15 +1,12 @@
 /*
 ** One GPU's GPS hardware after the L2 shim (seed 003 §5.2, Fig. 7 W4-W6):
 **
-**   remote write queue   `entries` blocks of `block` bytes, fully
-**                        associative, tagged by virtual block address
-**                        (gps_map: O(1) tag match), each with its bytes and
-**                        a byte mask. A store to a block already queued
-**                        merges (a coalescing hit, whatever the order of the
-**                        stores); a miss allocates. Entries leave in
-**                        allocation order (least recently added first, a
-**                        merge does not refresh it): one when the queue
-**                        holds entries - 1 (the high watermark), all of
+**   remote write queue   (gps_queue.c) `entries` blocks of `block` bytes,
+**                        fully associative, coalescing with byte masks.
+**                        Entries leave in allocation order: one when the
+**                        queue holds entries - 1 (the high watermark), while
+**                        the kernel runs, so the publications overlap its
+**                        compute, and all of
 **                        them at a release (gps_unit_drained).
 **   translation unit     takes drained entries one at a time: the GPS-TLB
 **                        (set associative, LRU, tagged by virtual page)
@@ -18,11 +15,22 @@
 **                        Atomics skip the queue (never coalesced) and come
 **                        here in order with the drained entries.
 **   publisher            sends each translated block to every remote
-**                        subscriber as MEM_WRITEs of at most 64 B with byte
-**                        masks (pieces without a written byte are not sent),
-**                        an atomic as one MEM_ATOMIC per subscriber, through
-**                        the GPU's crossbar to its RDMA engine, in FIFO
-**                        order; it counts them until acknowledged.
+**                        subscriber: a block whose every byte was written as
+**                        one MEM_WRITE of the whole block (seed 003 §5.2:
+**                        one copy of the block per subscriber), a partly
+**                        written one as MEM_WRITEs of 64 B with byte masks
+**                        (the memory protocol's masks cover 64 B; pieces
+**                        without a written byte are not sent), an atomic as
+**                        one MEM_ATOMIC per subscriber, through the GPU's
+**                        crossbar to its RDMA engine. It has gps.ports
+**                        crossbar ports (lanes, each one message at a time
+**                        at xbar.bytes_per_cycle); the message of block b
+**                        to subscriber h takes lane (h + b) % ports, so the
+**                        copies of one block to several subscribers and
+**                        consecutive blocks to one subscriber leave in
+**                        parallel while the messages of one block to one
+**                        subscriber keep their order. It counts the
+**                        messages until acknowledged.
 ** A release (kernel end, a fence) is complete when the queue is empty, the
 ** translation FIFO is empty and every publication is acknowledged; the
 ** answers the protocol held for it are then released.
@@ -43,13 +51,6 @@
 #define GPS_PIECE 64u          /* bytes per publication message (mask) */
 #define GPS_HEADER_BYTES 8u    /* as the memory protocol's messages */
 
-typedef struct q_entry {
-    uint64_t block;            /* virtual address of the block */
-    uint32_t page;             /* GPS page table index */
-    uint64_t mask[2];          /* bytes written (bit i: byte i) */
-    uint8_t data[MEM_LINE_MAX];
-} q_entry;
-
 typedef struct pub {
     mgs_time ready;            /* translated at */
     uint32_t page;
@@ -57,6 +58,7 @@ typedef struct pub {
     uint32_t subs_left;        /* subscribers still to send to */
     uint8_t piece;             /* next piece for the lowest of subs_left */
     bool atomic;
+    bool whole;                /* every byte written: one message */
     uint16_t op;
     uint8_t asize;
     uint64_t src, cmp;
@@ -72,17 +74,13 @@ typedef struct held_ans {
 
 struct gps_unit {
     sim_comp base;             /* first */
-    sim_port port;             /* on the crossbar: publications, answers */
+    sim_port *port;            /* on the crossbar: publications, answers */
+    uint32_t nports;
     gps *s;
     uint32_t gpu;
     mem_route route;
     uint32_t block;
-    /* Queue. */
-    q_entry *e;
-    uint32_t cap, count;
-    uint32_t *fifo, head;      /* entry indices in allocation order */
-    uint32_t *free_e, nfree;
-    gps_map tags;              /* block -> entry index + 1 */
+    gps_queue q;
     /* GPS-TLB: sets x ways of (page VA + 1, 0 = invalid) and LRU stamps. */
     uint64_t *tlb_tag, *tlb_use, tlb_clock;
     uint32_t tlb_sets, tlb_ways;
@@ -104,17 +102,6 @@ struct gps_unit {
 static mgs_time now_of(const gps_unit *u) { return eng_now(u->base.eng); }
 
 /* ---- queue ---------------------------------------------------------------- */
-
-static void merge(q_entry *q, uint32_t off, const mem_msg *m)
-{
-    for (uint32_t i = 0; i < m->size; i++) {
-        if (m->size <= 64 && !(m->mask >> i & 1))
-            continue;
-        uint32_t b = off + i;
-        q->data[b] = m->data[i];
-        q->mask[b / 64] |= 1ull << (b % 64);
-    }
-}
 
 static pub *pub_push(gps_unit *u)
 {
@@ -169,20 +156,18 @@ static uint32_t remote_subs(const gps_unit *u, uint32_t page)
 /* Moves the oldest queue entry to the translation unit. */
 static void drain_oldest(gps_unit *u)
 {
-    uint32_t ei = u->fifo[u->head];
-    u->head = (u->head + 1) % u->cap;
-    u->count--;
-    q_entry *q = &u->e[ei];
-    gps_map_del(&u->tags, q->block);
-    u->free_e[u->nfree++] = ei;
+    gps_qentry q;
+    if (!gps_queue_pop(&u->q, &q))
+        return;
     pub *p = pub_push(u);
-    p->page = q->page;
-    p->offset = (uint32_t)(q->block - u->s->pages[q->page].va);
-    p->subs_left = remote_subs(u, q->page);
-    p->mask[0] = q->mask[0];
-    p->mask[1] = q->mask[1];
-    memcpy(p->data, q->data, u->block);
-    p->ready = translate(u, q->page);
+    p->page = q.page;
+    p->offset = (uint32_t)(q.block - u->s->pages[q.page].va);
+    p->subs_left = remote_subs(u, q.page);
+    p->mask[0] = q.mask[0];
+    p->mask[1] = q.mask[1];
+    p->whole = q.mask[0] == ~0ull && (u->block <= 64 || q.mask[1] == ~0ull);
+    memcpy(p->data, q.data, u->block);
+    p->ready = translate(u, q.page);
 }
 
 void gps_unit_capture(gps_unit *u, uint32_t page, const mem_msg *m)
@@ -206,28 +191,13 @@ void gps_unit_capture(gps_unit *u, uint32_t page, const mem_msg *m)
         return;
     }
     stat_inc(u->stores);
-    uint64_t block = va & ~(uint64_t)(u->block - 1);
-    uint32_t boff = (uint32_t)(va - block);
-    uint32_t hit = gps_map_get(&u->tags, block);
-    q_entry *q;
-    if (hit) {
+    if (gps_queue_needs_room(&u->q, va))
+        drain_oldest(u);       /* a full queue (watermark 1 of 1) */
+    if (gps_queue_store(&u->q, va, page, m->data, m->size, m->mask))
         stat_inc(u->hits);
-        q = &u->e[hit - 1];
-    } else {
-        if (u->count == u->cap)
-            drain_oldest(u);   /* a full queue (watermark 1 of 1) */
+    else
         stat_inc(u->allocs);
-        uint32_t ei = u->free_e[--u->nfree];
-        q = &u->e[ei];
-        q->block = block;
-        q->page = page;
-        q->mask[0] = q->mask[1] = 0;
-        u->fifo[(u->head + u->count++) % u->cap] = ei;
-        gps_map_put(&u->tags, block, ei + 1);
-    }
-    merge(q, boff, m);
-    /* The high watermark: capacity - 1 (seed 003 §5.2). */
-    if (u->cap > 1 && u->count >= u->cap - 1) {
+    if (gps_queue_at_watermark(&u->q)) {
         stat_inc(u->watermark_drains);
         drain_oldest(u);
         comp_wake(&u->base);
@@ -241,53 +211,73 @@ static bool piece_written(const pub *p, uint32_t k)
     return p->mask[k * GPS_PIECE / 64] != 0;
 }
 
-/* The next message of the head publication for its lowest remaining
-** subscriber, or NULL when the head is done (advancing it). */
-static mem_msg *next_msg(gps_unit *u, pub *p)
+/* The lane of the head publication's messages to subscriber h. */
+static uint32_t lane_of(const gps_unit *u, const pub *p, uint32_t h)
 {
-    uint32_t pieces = p->atomic ? 1 : u->block / GPS_PIECE;
+    uint64_t b = (u->s->pages[p->page].pa[h] + p->offset) / u->block;
+    return (uint32_t)((h + b) % u->nports);
+}
+
+static uint32_t pieces_of(const gps_unit *u, const pub *p)
+{
+    return p->atomic || p->whole ? 1 : u->block / GPS_PIECE;
+}
+
+/* The subscriber the head publication's next message goes to, skipping
+** pieces without a written byte, or -1 when the head is done. */
+static int next_target(const gps_unit *u, pub *p)
+{
+    uint32_t pieces = pieces_of(u, p);
     while (p->subs_left) {
-        uint32_t h = (uint32_t)__builtin_ctz(p->subs_left);
-        while (p->piece < pieces && !p->atomic && !piece_written(p, p->piece))
+        while (p->piece < pieces && !p->atomic && !p->whole &&
+               !piece_written(p, p->piece))
             p->piece++;
-        if (p->piece == pieces) {
-            p->subs_left &= p->subs_left - 1;
-            p->piece = 0;
-            continue;
-        }
-        const gps_page *pg = &u->s->pages[p->page];
-        mem_msg *m = mem_msg_alloc(u->s->pool,
-                                   p->atomic ? MEM_ATOMIC : MEM_WRITE);
-        m->flags = MEM_F_PHYS | MEM_F_GPS_PUB;
-        m->gpu = (int32_t)u->gpu;
-        m->issue_time = now_of(u);
-        if (p->atomic) {
-            m->addr = pg->pa[h] + p->offset;
-            m->size = p->asize;
-            m->atomic_op = p->op;
-            m->atomic_size = p->asize;
-            m->atomic_src = p->src;
-            m->atomic_cmp = p->cmp;
-            m->base.bytes = GPS_HEADER_BYTES + 2u * p->asize;
-        } else {
-            uint32_t k = p->piece;
-            m->addr = pg->pa[h] + p->offset + k * GPS_PIECE;
-            m->size = GPS_PIECE;
-            m->mask = p->mask[k * GPS_PIECE / 64];
-            memcpy(m->data, p->data + k * GPS_PIECE, GPS_PIECE);
-            m->base.bytes = GPS_HEADER_BYTES + GPS_PIECE;
-        }
-        m->base.dst = mem_route_lookup(&u->route, m->addr);
-        m->base.id = h;
-        return m;
+        if (p->piece < pieces)
+            return __builtin_ctz(p->subs_left);
+        p->subs_left &= p->subs_left - 1;
+        p->piece = 0;
     }
-    return NULL;
+    return -1;
+}
+
+/* The head publication's next message, for subscriber h (next_target). */
+static mem_msg *next_msg(gps_unit *u, const pub *p, uint32_t h)
+{
+    const gps_page *pg = &u->s->pages[p->page];
+    mem_msg *m = mem_msg_alloc(u->s->pool, p->atomic ? MEM_ATOMIC : MEM_WRITE);
+    m->flags = MEM_F_PHYS | MEM_F_GPS_PUB;
+    m->gpu = (int32_t)u->gpu;
+    m->issue_time = now_of(u);
+    if (p->atomic) {
+        m->addr = pg->pa[h] + p->offset;
+        m->size = p->asize;
+        m->atomic_op = p->op;
+        m->atomic_size = p->asize;
+        m->atomic_src = p->src;
+        m->atomic_cmp = p->cmp;
+        m->base.bytes = GPS_HEADER_BYTES + 2u * p->asize;
+    } else if (p->whole) {
+        m->addr = pg->pa[h] + p->offset;
+        m->size = u->block;    /* mask: all ones (mem_msg_alloc) */
+        memcpy(m->data, p->data, u->block);
+        m->base.bytes = GPS_HEADER_BYTES + u->block;
+    } else {
+        uint32_t k = p->piece;
+        m->addr = pg->pa[h] + p->offset + k * GPS_PIECE;
+        m->size = GPS_PIECE;
+        m->mask = p->mask[k * GPS_PIECE / 64];
+        memcpy(m->data, p->data + k * GPS_PIECE, GPS_PIECE);
+        m->base.bytes = GPS_HEADER_BYTES + GPS_PIECE;
+    }
+    m->base.dst = mem_route_lookup(&u->route, m->addr);
+    m->base.id = h;
+    return m;
 }
 
 /* The head publication's message for one subscriber went (or was dropped). */
 static void advance(pub *p)
 {
-    if (p->atomic)
+    if (p->atomic || p->whole)
         p->subs_left &= p->subs_left - 1;
     else
         p->piece++;
@@ -306,7 +296,7 @@ static void release_held(gps_unit *u)
 
 static bool idle(const gps_unit *u)
 {
-    return !u->count && !u->pcount && !u->outstanding;
+    return !u->q.count && !u->pcount && !u->outstanding;
 }
 
 static bool unit_tick(sim_comp *c)
@@ -314,14 +304,15 @@ static bool unit_tick(sim_comp *c)
     gps_unit *u = (gps_unit *)c;
     bool progress = false;
     mem_msg *r;
-    while ((r = (mem_msg *)port_retrieve(&u->port))) {
-        u->outstanding--;
-        mem_msg_release(u->s->pool, r->req);
-        mem_msg_release(u->s->pool, r);
-        progress = true;
-    }
+    for (uint32_t k = 0; k < u->nports; k++)
+        while ((r = (mem_msg *)port_retrieve(&u->port[k]))) {
+            u->outstanding--;
+            mem_msg_release(u->s->pool, r->req);
+            mem_msg_release(u->s->pool, r);
+            progress = true;
+        }
     if (u->draining)
-        while (u->count) {
+        while (u->q.count) {
             stat_inc(u->release_drains);
             drain_oldest(u);
             progress = true;
@@ -331,17 +322,19 @@ static bool unit_tick(sim_comp *c)
         pub *p = &u->pubs[u->phead];
         if (p->ready > now)
             return true;       /* translating: look again next cycle */
-        if (!port_can_send(&u->port)) {
-            port_notify_when_free(&u->port);
-            break;
-        }
-        mem_msg *m = next_msg(u, p);
-        if (!m) {
+        int t = next_target(u, p);
+        if (t < 0) {
             u->phead = (u->phead + 1) % u->pcap;
             u->pcount--;
             progress = true;
             continue;
         }
+        sim_port *out = &u->port[lane_of(u, p, (uint32_t)t)];
+        if (!port_can_send(out)) {
+            port_notify_when_free(out);
+            break;
+        }
+        mem_msg *m = next_msg(u, p, (uint32_t)t);
         progress = true;
         advance(p);
         if (++u->s->published == u->s->sys.gps.test_drop) {
@@ -349,14 +342,13 @@ static bool unit_tick(sim_comp *c)
             mem_msg_release(u->s->pool, m);
             continue;
         }
-        uint32_t h = (uint32_t)m->base.id;
         uint32_t payload = m->base.bytes - GPS_HEADER_BYTES;
-        int rc = port_send(&u->port, &m->base);
+        int rc = port_send(out, &m->base);
         (void)rc;              /* port_can_send said yes */
         u->outstanding++;
         stat_inc(u->msgs);
         stat_addn(u->bytes, payload);
-        stat_addn(u->bytes_to[h], payload);
+        stat_addn(u->bytes_to[t], payload);
     }
     if (u->draining && idle(u)) {
         u->draining = false;
@@ -412,7 +404,7 @@ static bool unit_stall(const sim_comp *c, char *buf, size_t n)
     if (idle(u))
         return false;
     snprintf(buf, n, "%u queued, %u to publish, %llu unacknowledged",
-             u->count, u->pcount, (unsigned long long)u->outstanding);
+             u->q.count, u->pcount, (unsigned long long)u->outstanding);
     return true;
 }
 
@@ -431,14 +423,7 @@ gps_unit *gps_unit_new(gps *s, uint32_t gpu, const mem_route *route)
     u->gpu = gpu;
     u->route = *route;
     u->block = k->queue_block;
-    u->cap = k->queue_entries;
-    u->e = mgs_xcalloc(u->cap, sizeof *u->e);
-    u->fifo = mgs_xcalloc(u->cap, sizeof *u->fifo);
-    u->free_e = mgs_xcalloc(u->cap, sizeof *u->free_e);
-    for (uint32_t i = 0; i < u->cap; i++)
-        u->free_e[i] = u->cap - 1 - i;
-    u->nfree = u->cap;
-    gps_map_init(&u->tags, u->cap);
+    gps_queue_init(&u->q, k->queue_entries, k->queue_block);
     u->tlb_ways = k->tlb_ways;
     u->tlb_sets = k->tlb_entries / k->tlb_ways;
     u->tlb_tag = mgs_xcalloc(k->tlb_entries, sizeof *u->tlb_tag);
@@ -446,7 +431,13 @@ gps_unit *gps_unit_new(gps *s, uint32_t gpu, const mem_route *route)
     char name[48];
     snprintf(name, sizeof name, "GPU[%u].GPS", gpu);
     comp_init(&u->base, s->eng, &unit_ops, name, s->sys.gps.period);
-    port_init(&u->port, &u->base, "net", 64);
+    u->nports = k->ports;
+    u->port = mgs_xcalloc(u->nports, sizeof *u->port);
+    for (uint32_t i = 0; i < u->nports; i++) {
+        char pname[16];
+        snprintf(pname, sizeof pname, i ? "net%u" : "net", i);
+        port_init(&u->port[i], &u->base, pname, 64);
+    }
     stat_registry *st = s->stats;
     u->stores = stat_counter_add(st, name, "wq_stores", "count");
     u->hits = stat_counter_add(st, name, "wq_hits", "count");
@@ -476,17 +467,19 @@ void gps_unit_free(gps_unit *u)
 {
     if (!u)
         return;
-    gps_map_fini(&u->tags);
-    free(u->e);
-    free(u->fifo);
-    free(u->free_e);
+    gps_queue_fini(&u->q);
     free(u->tlb_tag);
     free(u->tlb_use);
     free(u->pubs);
     free(u->held);
-    port_fini(&u->port);
+    for (uint32_t i = 0; i < u->nports; i++)
+        port_fini(&u->port[i]);
+    free(u->port);
     comp_fini(&u->base);
     free(u);
 }
 
-sim_port *gps_unit_port(gps_unit *u) { return &u->port; }
+sim_port *gps_unit_port(gps_unit *u, uint32_t i)
+{
+    return i < u->nports ? &u->port[i] : NULL;
+}
