@@ -357,14 +357,25 @@ static bool drain_answers(rdma_engine *r)
     return progress;
 }
 
+/* Whether drain(f) has anything to try; tested here so that the common
+** empty FIFO costs no call (drain saves and restores registers). */
+static inline bool can_drain(const rdma_fifo *f)
+{
+    return f->count && !f->blocked;
+}
+
 static bool drain_all(rdma_engine *r)
 {
     bool p = false;
-    p |= drain(r, &r->q_outside, &r->outside, r->st[ST_STALL_SEND_OUTSIDE]);
+    if (can_drain(&r->q_outside))
+        p |= drain(r, &r->q_outside, &r->outside,
+                   r->st[ST_STALL_SEND_OUTSIDE]);
     for (uint32_t k = 0; k < r->cfg.xbar_ports; k++)
-        p |= drain(r, &r->q_local[k], &r->local[k],
-                   r->st[ST_STALL_SEND_LOCAL]);
-    p |= drain_answers(r);
+        if (can_drain(&r->q_local[k]))
+            p |= drain(r, &r->q_local[k], &r->local[k],
+                       r->st[ST_STALL_SEND_LOCAL]);
+    if (r->q_inside.count)
+        p |= drain_answers(r);
     return p;
 }
 
@@ -641,7 +652,10 @@ static mem_msg *retrieve_local(rdma_engine *r)
 {
     uint32_t n = r->cfg.xbar_ports;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t k = (r->local_rr + i) % n;
+        uint32_t k = r->local_rr + i;
+        k = k >= n ? k - n : k;
+        if (!port_occupancy(&r->local[k]))
+            continue;
         mem_msg *m = (mem_msg *)port_retrieve(&r->local[k]);
         if (m) {
             r->local_rr = (k + 1) % n;

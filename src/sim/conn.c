@@ -7,8 +7,10 @@
 **     arrive values are non-decreasing (one serialiser per lane); each
 **     slot holds its message's destination (deliver_to or m->dst) and
 **     arrive_time, copied at send.
-**   - ev is scheduled iff count > 0 and !blocked; it fires at
-**     max(head->arrive_time, time the lane was unblocked).
+**   - ev is scheduled iff count > 0, !blocked and !retrying; it fires at
+**     max(head->arrive_time, time the lane was unblocked). A retrying
+**     lane (count > 0) is on a retry chain whose first lane's ev is
+**     scheduled at the time of the unblocking (conn_port_freed_).
 **   - blocked iff the lane is on its head's destination blocked list.
 */
 #include "sim/conn.h"
@@ -175,17 +177,22 @@ void conn_port_freed_(sim_port *p)
     if (p->xwait)
         conn_cross_retry_(p);
     /* Every waiting lane retries at this time, in the order they blocked;
-    ** those that lose the race re-block at the tail (round robin). */
+    ** those that lose the race re-block at the tail (round robin). The
+    ** retries would be consecutive events (scheduled together, nothing
+    ** can come between them), so one event, the first lane's, runs them
+    ** all in that order (conn_handle follows the chain through
+    ** next_blocked): the same deliveries, wake-ups and order, without an
+    ** event per lane that mostly finds the port full again. */
     conn_lane *l = p->blocked;
     p->blocked = p->blocked_tail = NULL;
-    while (l) {
-        conn_lane *next = l->next_blocked;
-        l->next_blocked = NULL;
-        l->blocked = false;
-        sim_engine *e = l->conn->base.eng;
-        eng_schedule_any_(e, &l->ev, e->now);
-        l = next;
+    if (!l)
+        return;
+    for (conn_lane *x = l; x; x = x->next_blocked) {
+        x->blocked = false;
+        x->retrying = true;
     }
+    sim_engine *e = l->conn->base.eng;
+    eng_schedule_any_(e, &l->ev, e->now);
 }
 
 static bool lane_on_list(const conn_lane *l, const sim_port *dst)
@@ -216,6 +223,8 @@ int conn_check(const sim_conn *c)
             return 0;
         if (l->ev.scheduled && (l->count == 0 || l->blocked))
             return 0;
+        if (l->retrying && (l->count == 0 || l->blocked))
+            return 0;
     }
     return total == c->in_flight;
 }
@@ -223,10 +232,23 @@ int conn_check(const sim_conn *c)
 static void conn_handle(sim_comp *comp, sim_event *ev)
 {
     sim_conn *c = (sim_conn *)comp;
-    if (MGS_UNLIKELY(c->mixed))
-        conn_cross_lane_free_(c, ev->data);
-    else
-        lane_deliver(c, ev->data);
+    conn_lane *l = ev->data;
+    if (MGS_UNLIKELY(c->mixed)) {
+        conn_cross_lane_free_(c, l);
+        return;
+    }
+    if (!l->retrying) {
+        lane_deliver(c, l);
+        return;
+    }
+    /* A retry chain (conn_port_freed_): each lane in blocking order. */
+    while (l) {
+        conn_lane *next = l->next_blocked;
+        l->next_blocked = NULL;
+        l->retrying = false;
+        lane_deliver(l->conn, l);
+        l = next;
+    }
 }
 
 static bool conn_busy(const sim_comp *comp)

@@ -71,7 +71,9 @@ struct conn_lane {
                              every message goes here, m->dst untouched
                              (network attachment, see conn_plug_via) */
     bool blocked;         /* head waits for room at its destination */
-    conn_lane *next_blocked; /* in the destination port's blocked list */
+    bool retrying;        /* on a retry chain (conn_port_freed_) */
+    conn_lane *next_blocked; /* in the destination port's blocked list,
+                                or the next lane of a retry chain */
     sim_conn *conn;
     sim_engine *eng;      /* the sender's partition: runs ev */
     sim_event ev;         /* delivery of the head */

@@ -1,5 +1,6 @@
 /* Tests for src/sim/conn.c: latency and bandwidth exact in ps, clock
-** alignment, ordering, multi-source fairness, deadlock diagnosis. */
+** alignment, ordering, multi-source fairness, deadlock diagnosis, retries
+** of lanes blocked on a full port. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -297,6 +298,80 @@ static void test_deadlocked_pair_names_buffers(void **state)
     eng_free(e);
 }
 
+/* Slow sink: takes one message per tick (port capacity 1), so the other
+** lanes block on it and retry each time it frees its slot. */
+typedef struct slow {
+    sim_comp base;
+    sim_port in;
+    mgs_time at[8];
+    const sim_port *from[8];
+    int n;
+} slow;
+
+static bool slow_tick(sim_comp *c)
+{
+    slow *k = (slow *)c;
+    sim_msg *m = port_retrieve(&k->in);
+    if (!m)
+        return false;
+    k->at[k->n] = eng_now(c->eng);
+    k->from[k->n++] = m->src;
+    return true;
+}
+
+static const sim_comp_ops slow_ops = {.kind = "Slow", .tick = slow_tick};
+
+/* Four lanes deliver to one full port at once: they block in lane order
+** and, each time the port frees its slot, all retry in that order (one
+** wins, the others re-block: blocked counts every attempt). The retries
+** of one freeing are one event (conn_port_freed_), not one per lane. */
+static void test_blocked_lanes_retry_in_order_as_one_event(void **state)
+{
+    (void)state;
+    enum { N = 4 };
+    sim_engine *e = eng_new(NULL);
+    sim_conn_config cc;
+    conn_config_default(&cc); /* 1 GHz, latency 1 cycle */
+    sim_conn *c = conn_new(e, "C", &cc, NULL);
+    slow k = {0};
+    comp_init(&k.base, e, &slow_ops, "K", 1000);
+    port_init(&k.in, &k.base, "in", 1);
+    src s[N];
+    memset(s, 0, sizeof s);
+    static const char *const names[N] = {"S0", "S1", "S2", "S3"};
+    for (int i = 0; i < N; i++) {
+        comp_init(&s[i].base, e, &src_ops, names[i], 0);
+        port_init(&s[i].out, &s[i].base, "out", 1);
+        conn_plug(c, &s[i].out);
+        s[i].dst = &k.in;
+        eng_event_init(&s[i].ev[0], &s[i].base, 0, NULL);
+        eng_schedule(e, &s[i].ev[0], 0);
+    }
+    conn_plug(c, &k.in);
+    assert_int_equal(eng_run(e), MGS_OK);
+    /* All arrive at 1000 ps; the sink takes one per cycle from 2000. */
+    assert_int_equal(k.n, N);
+    for (int i = 0; i < N; i++) {
+        assert_ptr_equal(k.from[i], &s[i].out);
+        assert_int_equal(k.at[i], 2000 + 1000 * (mgs_time)i);
+    }
+    /* 3 blocked on arrival, then 2, then 1 re-blocked after retries. */
+    assert_int_equal(c->blocked->value, 6);
+    /* 4 sends, 4 arrivals, 5 sink ticks (2000..6000), and one retry
+    ** event at each of the 3 freeings that had lanes waiting (one per
+    ** waiting lane would make 19). */
+    assert_int_equal(eng_events(e), 16);
+    assert_true(conn_check(c));
+    conn_free(c);
+    for (int i = 0; i < N; i++) {
+        port_fini(&s[i].out);
+        comp_fini(&s[i].base);
+    }
+    port_fini(&k.in);
+    comp_fini(&k.base);
+    eng_free(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_two_sources_keep_own_order),
         cmocka_unit_test(test_config_validation),
         cmocka_unit_test(test_deadlocked_pair_names_buffers),
+        cmocka_unit_test(test_blocked_lanes_retry_in_order_as_one_event),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
