@@ -877,6 +877,80 @@ int noc_place_endpoint(noc_net *n, int ep, sim_engine *eng)
     return MGS_OK;
 }
 
+/* The earliest time switch x can start forwarding a packet on output o
+** (o == nports: any output) if its partition fires nothing before e: no
+** earlier than the first packet of an input ring routed there is ready
+** (a ring leaves in order and its ready times grow), and a packet that
+** reaches x at e or later is ready sw_latency later. */
+static mgs_time switch_bound(const noc_net *n, const noc_node *x, uint32_t o,
+                             mgs_time e)
+{
+    mgs_time t = e > MGS_TIME_MAX - x->sw_latency ? MGS_TIME_MAX
+                                                  : e + x->sw_latency;
+    for (uint32_t k = 0; k < x->nports; k++)
+        for (uint32_t c = 0; c < n->nclasses; c++) {
+            const noc_vc *v = &x->in[k]->vc[c];
+            const uint32_t cap = v->chan->cfg.credits;
+            for (uint32_t i = 0, j = v->head; i < v->count; i++) {
+                const noc_pkt *pk = &v->ring[j];
+                if (pk->ready >= t)
+                    break;
+                if (o == x->nports || pk->out == o) {
+                    t = pk->ready;
+                    break;
+                }
+                j = j + 1 == cap ? 0 : j + 1;
+            }
+        }
+    if (o < x->nports && x->out[o]->free_at > t)
+        t = x->out[o]->free_at;
+    return t > e ? t : e;
+}
+
+/* eng_promise_fn: the earliest time a node of n in partition p can post
+** to partition q if p fires nothing before e. Posts are transmissions on
+** a crossing link to q (switch_bound of that output) and the credits of
+** a crossing link from q (returned when the switch forwards a packet of
+** that link, at a head's ready time at the earliest). */
+static mgs_time net_promise(void *ud, const sim_engine *p, mgs_time e,
+                            const sim_engine *q)
+{
+    const noc_net *n = ud;
+    mgs_time b = MGS_TIME_MAX;
+    for (uint32_t i = 0; i < n->nnodes; i++) {
+        const noc_node *x = n->nodes[i];
+        if (x->eng != p)
+            continue;
+        for (uint32_t k = 0; k < x->nports; k++) {
+            const noc_chan *out = x->out[k], *in = x->in[k];
+            mgs_time t = MGS_TIME_MAX;
+            if (out->cross && out->to->eng == q)
+                t = x->endpoint ? e : switch_bound(n, x, k, e);
+            if (in->cross && in->from->eng == q && t > e) {
+                mgs_time u = x->endpoint ? e
+                             : e > MGS_TIME_MAX - x->sw_latency
+                                 ? MGS_TIME_MAX : e + x->sw_latency;
+                for (uint32_t c = 0; c < n->nclasses; c++) {
+                    const noc_vc *v = &in->vc[c];
+                    if (v->count && v->ring[v->head].ready < u)
+                        u = v->ring[v->head].ready > e
+                                ? v->ring[v->head].ready : e;
+                }
+                if (u < t)
+                    t = u;
+            }
+            if (t < b)
+                b = t;
+        }
+    }
+    return b;
+}
+
+void noc_promise_register(noc_net *n)
+{
+    eng_promise_add(n->base.eng, net_promise, n);
+}
+
 int noc_attach(noc_net *n, sim_port *port, int ep)
 {
     if (ep < 0 || (uint32_t)ep >= n->nnodes || !n->nodes[ep]->endpoint)

@@ -154,6 +154,12 @@ int noc_attach(noc_net *n, sim_port *port, int ep);
 ** single partition the credit returns at once). Call after the links and
 ** before any noc_attach to ep. */
 int noc_place_endpoint(noc_net *n, int ep, sim_engine *eng);
+/* Parallel engine: registers the network's promise for its own partition
+** (eng_promise_add): a switch forwards nothing before the head of an
+** input is ready, and a packet that reaches it later waits its switch
+** latency, so the partition posts nothing before the earliest of those.
+** Only valid when the network makes every post of its partition. */
+void noc_promise_register(noc_net *n);
 /* Fills every node's routing table. MGS_EINVAL if some endpoint cannot
 ** reach another one. */
 int noc_route_compute(noc_net *n);

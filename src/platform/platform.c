@@ -561,6 +561,7 @@ static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
     if (p->parts.n && cc.latency < platform_driver_latency_(c))
         cc.latency = platform_driver_latency_(c); /* docs/engine.md */
     p->dma_cmd = conn_new(eng, "DMACmd", &cc, st);
+    conn_set_star(p->dma_cmd); /* driver <-> each DMA engine */
     if (host && noc_ctrl_port(p->host_net))
         conn_plug(p->dma_cmd, noc_ctrl_port(p->host_net));
     mgs_time rtt = 2 * (3 * pc.link_latency + 2 * pc.switch_latency) +

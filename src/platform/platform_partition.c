@@ -65,6 +65,10 @@ void platform_place_endpoints_(const platform_parts *pp, noc_net *n,
     for (uint32_t i = 0; i < ngpus && i < pp->n; i++)
         if (noc_place_endpoint(n, topo->gpu[i], pp->gpu[i]))
             abort();            /* before any attach, rr arbitration */
+    /* The networks make every post of the network partition (host memory
+    ** reaches the GPUs through them). */
+    if (pp->n)
+        noc_promise_register(n);
 }
 
 mgs_time platform_driver_latency_(const platform_config *c)

@@ -91,6 +91,7 @@ struct sim_conn {
     stat_counter *msgs, *bytes, *refused, *blocked;
     stat_counter own[4];  /* targets of the above when no registry */
     bool mixed;           /* ports in several partitions (conn_cross.c) */
+    bool star;            /* conn_set_star */
 };
 
 /* cfg must validate. stats may be NULL; otherwise the counters messages,
@@ -107,6 +108,14 @@ void conn_plug(sim_conn *c, sim_port *p);
 ** the component addresses the final destination port as with a direct
 ** connection, and the network's interface port receives the message. */
 void conn_plug_via(sim_conn *c, sim_port *p, sim_port *via);
+
+/* Declares that every message on c goes to or comes from a port in c's
+** own partition (the driver's command connection to the GPUs' DMA
+** engines): the parallel engine then declares crossings only between that
+** partition and the others, not between every two partitions with a port
+** (sim/partition.h; a message between two others fails an assert). Call
+** before the first conn_plug. */
+void conn_set_star(sim_conn *c);
 
 /* 1 if every lane's invariants hold (see conn.c); for tests and asserts. */
 int conn_check(const sim_conn *c);

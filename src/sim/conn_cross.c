@@ -153,6 +153,8 @@ int conn_cross_accept_(sim_conn *c, sim_port *p, sim_msg *m)
         eng_schedule_any_(e, &l->ev, l->link_free);
     sim_port *dst = m->dst;
     assert(dst->conn == c && "destination must be on the same connection");
+    assert((!c->star || e == c->base.eng || dst->eng == c->base.eng) &&
+           "a star connection's message between two other partitions");
     eng_post(e, dst->eng, m->arrive_time, dst->comp, cross_arrive, c, m, 0);
     if (eng_hooked_(e, SIM_HOOK_PORT_SEND)) {
         sim_hook_ctx ctx = {.pos = SIM_HOOK_PORT_SEND, .now = e->now,
@@ -185,6 +187,12 @@ void conn_cross_plugged_(sim_conn *c, conn_lane *l)
         c->mixed = true;
     if (!c->mixed)
         return;             /* every lane so far in the connection's */
+    if (c->star) {
+        sim_engine *hub = c->base.eng;
+        eng_crossing_add(hub, l->eng, c->cfg.latency, c->base.name);
+        eng_crossing_add(l->eng, hub, c->cfg.latency, c->base.name);
+        return;
+    }
     for (uint32_t i = 0; i < c->nlanes; i++) {
         sim_engine *o = c->lanes[i]->eng;
         if (o == l->eng)
@@ -193,6 +201,12 @@ void conn_cross_plugged_(sim_conn *c, conn_lane *l)
         eng_crossing_add(o, l->eng, c->cfg.latency, c->base.name);
         eng_crossing_add(l->eng, o, c->cfg.latency, c->base.name);
     }
+}
+
+void conn_set_star(sim_conn *c)
+{
+    assert(!c->nlanes && "conn_set_star before the first plug");
+    c->star = true;
 }
 
 void conn_cross_port_fini_(sim_port *p)

@@ -177,6 +177,23 @@ void evq_push(sim_evq *q, sim_event *ev, mgs_time t)
     q->count++;
 }
 
+void evq_push_ordered(sim_evq *q, sim_event *ev, mgs_time t,
+                      evq_before_fn before)
+{
+    uint32_t s = q->last_slot != EVQ_NONE && q->last_time == t
+                     ? q->last_slot
+                     : slot_lookup(q, t);
+    evq_slot *sl = &q->slots[s];
+    sim_event **link = &sl->head;
+    while (*link && before(*link, ev))
+        link = &(*link)->next;
+    ev->next = *link;
+    if (!ev->next)
+        sl->tail = ev;
+    *link = ev;
+    q->count++;
+}
+
 /* Removes the heap minimum (heap_n > 0). */
 static void heap_pop_min(sim_evq *q)
 {

@@ -61,6 +61,12 @@ void evq_fini(sim_evq *q);
 
 /* Appends ev at time t (after every event already queued at t). */
 void evq_push(sim_evq *q, sim_event *ev, mgs_time t);
+/* Inserts ev at time t after the leading events e of t's list for which
+** before(e, ev) holds, ahead of all the others (the parallel engine's
+** posts: sim/partition.c). */
+typedef bool (*evq_before_fn)(const sim_event *queued, const sim_event *ev);
+void evq_push_ordered(sim_evq *q, sim_event *ev, mgs_time t,
+                      evq_before_fn before);
 /* Removes and returns the first event; *t receives its time. q nonempty. */
 sim_event *evq_pop(sim_evq *q, mgs_time *t);
 

@@ -10,8 +10,10 @@
 ** Determinism. Within a window partition q reads nothing another
 ** partition writes in that window: posts wait in the sender's mailbox
 ** until the boundary, and a post is never due before the receiver's
-** horizon (asserted). The merge order (destination, then source index,
-** then send order) and the horizons depend on the simulation state only.
+** horizon (asserted). The merge order (a post before the receiver's own
+** events at its time; same-time posts by source index, then send order:
+** schedule_crossed) and the horizons depend on the simulation state only,
+** not on which window made or merged a post.
 ** So each partition fires the same events in the same order whatever the
 ** thread count, and results are identical for sim.threads = 1, 2, 4, ...
 */
@@ -88,11 +90,17 @@ typedef struct eng_mail {
     sim_comp *target;
     void *a, *b;
     uint64_t x;
+    /* A crossing's post: (from, seq) orders posts due at the same time
+    ** whatever the window they were merged in (merge_mail). */
+    bool crossed;
+    uint32_t from;
+    uint64_t seq;
 } eng_mail;
 
 typedef struct eng_box {
     eng_mail *v;
     uint32_t n, cap;
+    uint64_t seq;             /* posts ever made through this box */
 } eng_box;
 
 /* A post in a queue: an event of the partition's mailbox component. */
@@ -124,9 +132,16 @@ struct eng_group {
     char zero_what[200];      /* the first zero-latency crossing, or "" */
     eng_box box[ENG_MAX_PARTITIONS][ENG_MAX_PARTITIONS];  /* [from][to] */
     mgs_time horizon[ENG_MAX_PARTITIONS];
+    /* eng_promise_add: per partition; `bound` is the last boundary's
+    ** earliest post time before the crossing latency. */
+    uint32_t npromise[ENG_MAX_PARTITIONS];
+    eng_promise_fn promise_fn[ENG_MAX_PARTITIONS][ENG_MAX_PROMISES];
+    void *promise_ud[ENG_MAX_PARTITIONS][ENG_MAX_PROMISES];
+    mgs_time bound[ENG_MAX_PARTITIONS][ENG_MAX_PARTITIONS];  /* [from][to] */
     /* Threads: the caller is worker 0; workers 1.. wait at `start`. */
     uint32_t threads, started;
     bool profile;             /* eng_set_profile */
+    mgs_time window_cap;      /* eng_set_window_cap (0: none) */
     uint32_t next_part;       /* run_share's counter, reset per window */
     pthread_t tid[ENG_MAX_THREADS];
     par_barrier start, end;
@@ -181,10 +196,34 @@ static void schedule_mail(sim_engine *e, const eng_mail *m)
     eng_schedule_any_(e, &r->ev, m->t);
 }
 
+/* Whether queued crossing post a fires before the post b. */
+static bool mail_before(const sim_event *a, const sim_event *b)
+{
+    if (a->comp != b->comp)
+        return false;             /* not a post */
+    const eng_mail *x = &((const eng_post_rec *)a->data)->m;
+    const eng_mail *y = &((const eng_post_rec *)b->data)->m;
+    return x->crossed &&
+           (x->from < y->from || (x->from == y->from && x->seq < y->seq));
+}
+
+/* A crossing's post due at t fires before every event of the receiver
+** at t, and posts due at the same time fire in order of (source
+** partition, post order): so the order does not depend on the window
+** that merged them, and a larger lookahead changes no result. */
+static void schedule_crossed(sim_engine *e, const eng_mail *m)
+{
+    eng_post_rec *r = rec_alloc(e);
+    r->m = *m;
+    assert(!r->ev.scheduled && m->t >= e->now);
+    r->ev.scheduled = true;
+    evq_push_ordered(&e->q, &r->ev, m->t, mail_before);
+}
+
 void eng_post(sim_engine *from, sim_engine *to, mgs_time t, sim_comp *target,
               eng_post_fn fn, void *a, void *b, uint64_t x)
 {
-    eng_mail m = {t, fn, target, a, b, x};
+    eng_mail m = {t, fn, target, a, b, x, false, 0, 0};
     /* target normally lives in `to`; a network spans partitions. */
     assert(target->eng->root == to->root);
     if (to == from) {
@@ -196,11 +235,17 @@ void eng_post(sim_engine *from, sim_engine *to, mgs_time t, sim_comp *target,
     assert(g->lat[from->part][to->part] != MGS_TIME_MAX &&
            t >= from->now + g->lat[from->part][to->part] &&
            "post before the declared crossing latency");
+    assert((!g->npromise[from->part] ||
+            from->now >= g->bound[from->part][to->part]) &&
+           "post before the partition's promise");
     eng_box *b_ = &g->box[from->part][to->part];
     if (b_->n == b_->cap) {
         b_->cap = b_->cap ? 2 * b_->cap : 64;
         b_->v = mgs_xrealloc(b_->v, b_->cap * sizeof *b_->v);
     }
+    m.crossed = true;
+    m.from = from->part;
+    m.seq = b_->seq++;
     b_->v[b_->n++] = m;
 }
 
@@ -272,6 +317,15 @@ void eng_crossing_add(sim_engine *from, sim_engine *to, mgs_time latency,
         *l = latency;
 }
 
+void eng_promise_add(sim_engine *p, eng_promise_fn fn, void *ud)
+{
+    eng_group *g = p->root->group;
+    assert(g && g->npromise[p->part] < ENG_MAX_PROMISES);
+    uint32_t k = g->npromise[p->part]++;
+    g->promise_fn[p->part][k] = fn;
+    g->promise_ud[p->part][k] = ud;
+}
+
 mgs_time eng_lookahead(const sim_engine *root)
 {
     const eng_group *g = root->group;
@@ -291,6 +345,12 @@ int eng_set_threads(sim_engine *root, uint32_t threads)
     if (root->group && !root->group->started)
         root->group->threads = threads;
     return MGS_OK;
+}
+
+void eng_set_window_cap(sim_engine *root, mgs_time cap)
+{
+    if (root->group)
+        root->group->window_cap = cap;
 }
 
 void eng_set_profile(sim_engine *root, bool on)
@@ -508,12 +568,42 @@ static void merge_mail(eng_group *g)
             eng_box *b = &g->box[p][q];
             for (uint32_t i = 0; i < b->n; i++) {
                 assert(b->v[i].t >= e->now && "post into the past");
-                schedule_mail(e, &b->v[i]);
+                schedule_crossed(e, &b->v[i]);
             }
             g->st.posts += b->n;
             b->n = 0;
         }
     }
+}
+
+/* Fills bound[p][q]: the earliest time partition p can make a post to q
+** if it fires nothing before e (MGS_TIME_MAX: never). */
+static void post_bounds(eng_group *g, uint32_t p, mgs_time e)
+{
+    mgs_time *b = g->bound[p];
+    for (uint32_t q = 0; q < g->n; q++) {
+        b[q] = g->lat[p][q] == MGS_TIME_MAX ? MGS_TIME_MAX : e;
+        if (e == MGS_TIME_MAX || b[q] == MGS_TIME_MAX || !g->npromise[p])
+            continue;
+        mgs_time t = MGS_TIME_MAX;
+        for (uint32_t k = 0; k < g->npromise[p]; k++) {
+            mgs_time u = g->promise_fn[p][k](g->promise_ud[p][k],
+                                             g->part[p].e, e,
+                                             g->part[q].e);
+            assert(u >= e && "a promise before the partition's earliest");
+            if (u < t)
+                t = u;
+        }
+        b[q] = t;
+    }
+}
+
+static inline mgs_time post_arrival(const eng_group *g, uint32_t p,
+                                    uint32_t q)
+{
+    mgs_time b = g->bound[p][q], l = g->lat[p][q];
+    return b == MGS_TIME_MAX || l == MGS_TIME_MAX || b > MGS_TIME_MAX - l
+               ? MGS_TIME_MAX : b + l;
 }
 
 /* Horizons for the next window; returns the earliest pending time. */
@@ -526,33 +616,27 @@ static mgs_time compute_horizons(eng_group *g)
         earliest[p] = evq_count(&e->q) ? evq_min_time(&e->q) : MGS_TIME_MAX;
         if (earliest[p] < first)
             first = earliest[p];
+        post_bounds(g, p, earliest[p]);
     }
     /* Relax: a partition can act no earlier than a post can reach it. */
     for (bool changed = true; changed;) {
         changed = false;
-        for (uint32_t p = 0; p < n; p++) {
-            if (earliest[p] == MGS_TIME_MAX)
-                continue;
+        for (uint32_t p = 0; p < n; p++)
             for (uint32_t q = 0; q < n; q++) {
-                mgs_time l = g->lat[p][q];
-                if (l == MGS_TIME_MAX || earliest[p] > MGS_TIME_MAX - l)
-                    continue;
-                if (earliest[p] + l < earliest[q]) {
-                    earliest[q] = earliest[p] + l;
+                mgs_time t = post_arrival(g, p, q);
+                if (t < earliest[q]) {
+                    earliest[q] = t;
+                    post_bounds(g, q, t);
                     changed = true;
                 }
             }
-        }
     }
     for (uint32_t q = 0; q < n; q++) {
         mgs_time h = MGS_TIME_MAX;
         for (uint32_t p = 0; p < n; p++) {
-            mgs_time l = g->lat[p][q];
-            if (l == MGS_TIME_MAX || earliest[p] == MGS_TIME_MAX ||
-                earliest[p] > MGS_TIME_MAX - l)
-                continue;
-            if (earliest[p] + l < h)
-                h = earliest[p] + l;
+            mgs_time t = post_arrival(g, p, q);
+            if (t < h)
+                h = t;
         }
         g->horizon[q] = h;
     }
@@ -695,6 +779,10 @@ int eng_group_run_(sim_engine *root, mgs_time limit, bool to_completion)
                 return eng_fail_deadlock_(root, what);
             }
         }
+        if (g->window_cap && first < MGS_TIME_MAX - g->window_cap)
+            for (uint32_t p = 0; p < g->n; p++)
+                if (g->horizon[p] > first + g->window_cap)
+                    g->horizon[p] = first + g->window_cap;
         if (limit != MGS_TIME_MAX)
             for (uint32_t p = 0; p < g->n; p++)
                 if (g->horizon[p] > limit + 1)

@@ -18,14 +18,16 @@
 ** Synchronisation (docs/engine.md "Parallel engine"). eng_run on the root
 ** runs windows. At a window boundary (all threads stopped) the engine
 **   1. moves every post of the last window into its destination queue:
-**      destination by destination, source partition by source partition,
-**      each source's posts in the order they were made;
+**      a post due at t fires before the receiver's own events at t, and
+**      posts due at the same t in order of (source partition, the
+**      source's post order), whatever window made or merged them;
 **   2. computes, for every partition p, the earliest time E_p at which it
-**      can do anything: its first queued event, or E_r + latency(r -> p)
+**      can do anything: its first queued event, or B_rp + latency(r -> p)
 **      for a partition r that can post to it (a shortest-path relaxation
-**      over the crossing graph);
+**      over the crossing graph), where B_rp is E_r or r's promise
+**      (eng_promise_add);
 **   3. gives each partition q the horizon H_q = min over crossings
-**      (p -> q) of E_p + latency(p -> q): nothing can reach q before H_q,
+**      (p -> q) of B_pq + latency(p -> q): nothing can reach q before H_q,
 **      so q may fire every event with time < H_q without looking at the
 **      others.
 ** Then the threads run the partitions (partition k on thread k mod N) up
@@ -33,6 +35,7 @@
 ** only on the simulation state at boundaries, never on which thread ran
 ** what or when, so statistics are bit-identical for any thread count
 ** (sim.threads); with one thread the same windows run one after another.
+** Because of step 1's order they do not depend on the windows either.
 **
 ** Limits, the watchdog, stops and errors are checked at boundaries: a
 ** partition that stops (eng_stop, an error) ends its window at that
@@ -65,6 +68,21 @@ void eng_crossing_add(sim_engine *from, sim_engine *to, mgs_time latency,
 /* The smallest crossing latency (the lookahead), or MGS_TIME_MAX. */
 mgs_time eng_lookahead(const sim_engine *root);
 
+/* Promises (docs/engine.md "Parallel engine"). By default a partition p
+** may post to q at its earliest time E_p plus the crossing's latency. A
+** component that makes every post of p (the network, in the network
+** partition) may promise more: fn(ud, p, E, q) returns a time T >= E such
+** that, if p fires nothing before E, every post it makes to q from now on
+** is made by an event at time >= T (MGS_TIME_MAX: it never posts to q).
+** fn reads only p's state and must not decrease when E grows. With
+** promises registered, p's bound for q is the smallest of them; a post
+** below it fails an assert in debug builds. At most ENG_MAX_PROMISES per
+** partition. */
+#define ENG_MAX_PROMISES 4
+typedef mgs_time (*eng_promise_fn)(void *ud, const sim_engine *p, mgs_time e,
+                                   const sim_engine *q);
+void eng_promise_add(sim_engine *p, eng_promise_fn fn, void *ud);
+
 /* Worker threads for eng_run (>= 1; default 1). MGS_EINVAL above the
 ** limit. */
 int eng_set_threads(sim_engine *root, uint32_t threads);
@@ -75,6 +93,10 @@ int eng_set_threads(sim_engine *root, uint32_t threads);
 typedef void (*eng_post_fn)(sim_engine *e, void *a, void *b, uint64_t x);
 void eng_post(sim_engine *from, sim_engine *to, mgs_time t, sim_comp *target,
               eng_post_fn fn, void *a, void *b, uint64_t x);
+
+/* Tests: no window longer than cap ps (0: no cap). Results must not
+** change (a crossing's post is ordered independently of its window). */
+void eng_set_window_cap(sim_engine *root, mgs_time cap);
 
 /* Counters of the synchronisation (bench_parallel4, docs/engine.md). */
 #define ENG_PROFILE_WIDTHS 3   /* 2, 4 and 8 threads */

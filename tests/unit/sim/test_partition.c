@@ -1,7 +1,7 @@
 /* Tests for src/sim/partition.c and conn_cross.c: mailbox order at window
-** boundaries, identical runs for any thread count, crossings through a
-** connection, limits, zero-latency refusal, and the debug check that a
-** handler touches only its own partition. */
+** boundaries (independent of the windows), identical runs for any thread
+** count, crossings through a connection, limits, zero-latency refusal,
+** and the debug check that a handler touches only its own partition. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -64,6 +64,22 @@ static const sim_comp_ops sink_ops = {.kind = "Sink"};
 static const sim_comp_ops poster_ops = {.kind = "Poster",
                                         .handle = poster_handle};
 
+/* Poster A (tag 1) in p1 and B (tag 2) in p2, both posting to s at 200. */
+static void posters_init(poster *a, poster *b, sim_engine *p1,
+                         sim_engine *p2, sink *s)
+{
+    memset(a, 0, sizeof *a);
+    memset(b, 0, sizeof *b);
+    comp_init(&a->base, p1, &poster_ops, "A", 0);
+    comp_init(&b->base, p2, &poster_ops, "B", 0);
+    eng_event_init(&a->ev, &a->base, 0, NULL);
+    eng_event_init(&b->ev, &b->base, 0, NULL);
+    a->to = b->to = s;
+    a->tag = 1;
+    b->tag = 2;
+    a->when = b->when = 200;
+}
+
 /* Posts from partitions 2 and 1 (made in that order of time) due at the
 ** same time reach partition 0 ordered by source partition, then by send
 ** order: never by which thread ran first. */
@@ -80,16 +96,7 @@ static void run_order(uint32_t threads, sink *s)
     memset(s, 0, sizeof *s);
     comp_init(&s->base, root, &sink_ops, "Sink", 0);
     poster a, b;
-    memset(&a, 0, sizeof a);
-    memset(&b, 0, sizeof b);
-    comp_init(&a.base, p1, &poster_ops, "A", 0);
-    comp_init(&b.base, p2, &poster_ops, "B", 0);
-    eng_event_init(&a.ev, &a.base, 0, NULL);
-    eng_event_init(&b.ev, &b.base, 0, NULL);
-    a.to = b.to = s;
-    a.tag = 1;
-    b.tag = 2;
-    a.when = b.when = 200;
+    posters_init(&a, &b, p1, p2, s);
     eng_schedule(p2, &b.ev, 10);  /* B posts first in simulated time */
     eng_schedule(p1, &a.ev, 20);
     assert_int_equal(eng_run(root), MGS_OK);
@@ -117,6 +124,173 @@ static void test_mailbox_order_by_source_then_send(void **state)
             assert_int_equal(s.at[i], 200);
         }
     }
+}
+
+/* ---- order independent of the windows ------------------------------- */
+
+typedef struct logger {
+    sim_comp base;
+    sim_event ev;
+    sink *to;
+} logger;
+
+static void logger_handle(sim_comp *c, sim_event *ev)
+{
+    (void)ev;
+    logger *l = (logger *)c;
+    sink_post(c->eng, l->to, NULL, 99);
+}
+
+static const sim_comp_ops logger_ops = {.kind = "Logger",
+                                        .handle = logger_handle};
+
+/* P2 posts at 10 and P1 at 150, both due at 200, where partition 0 also
+** has a local event scheduled before either post. Whatever the windows
+** (capped at 1 ps: the two posts are merged at different boundaries),
+** the posts fire first, by source partition, then the local event. */
+static uint64_t run_windows(uint32_t threads, mgs_time cap, sink *s)
+{
+    sim_engine *root = eng_new(NULL);
+    sim_engine *p1 = eng_partition_new(root, "P1");
+    sim_engine *p2 = eng_partition_new(root, "P2");
+    eng_crossing_add(p1, root, 50, "test");
+    eng_crossing_add(p2, root, 50, "test");
+    assert_int_equal(eng_set_threads(root, threads), MGS_OK);
+    eng_set_window_cap(root, cap);
+    memset(s, 0, sizeof *s);
+    comp_init(&s->base, root, &sink_ops, "Sink", 0);
+    logger l = {.to = s};
+    comp_init(&l.base, root, &logger_ops, "L", 0);
+    eng_event_init(&l.ev, &l.base, 0, NULL);
+    eng_schedule(root, &l.ev, 200);
+    poster a, b;
+    posters_init(&a, &b, p1, p2, s);
+    eng_schedule(p2, &b.ev, 10);
+    eng_schedule(p1, &a.ev, 150);
+    assert_int_equal(eng_run(root), MGS_OK);
+    eng_group_stats st;
+    eng_group_stats_get(root, &st);
+    comp_fini(&a.base);
+    comp_fini(&b.base);
+    comp_fini(&l.base);
+    comp_fini(&s->base);
+    eng_free(root);
+    return st.windows;
+}
+
+static void test_post_order_independent_of_windows(void **state)
+{
+    (void)state;
+    static const uint64_t want[7] = {10, 11, 12, 20, 21, 22, 99};
+    static const mgs_time caps[3] = {0, 1, 7};
+    for (uint32_t threads = 1; threads <= 2; threads++)
+        for (int c = 0; c < 3; c++) {
+            sink s;
+            uint64_t w = run_windows(threads, caps[c], &s);
+            /* uncapped: both posts merge at the first boundary */
+            assert_int_equal(w, caps[c] == 0 ? 2 : 3);
+            assert_int_equal(s.n, 7);
+            for (int i = 0; i < 7; i++) {
+                assert_int_equal(s.log[i], want[i]);
+                assert_int_equal(s.at[i], 200);
+            }
+        }
+}
+
+/* ---- promises ------------------------------------------------------- */
+
+typedef struct ticker {
+    logger l;                 /* logs 99 every 10 ps until 300 */
+} ticker;
+
+static void ticker_handle(sim_comp *c, sim_event *ev)
+{
+    logger_handle(c, ev);
+    if (eng_now(c->eng) < 300)
+        eng_schedule(c->eng, ev, eng_now(c->eng) + 10);
+}
+
+static const sim_comp_ops ticker_ops = {.kind = "Ticker",
+                                        .handle = ticker_handle};
+
+static mgs_time not_before(void *ud, const sim_engine *p, mgs_time e,
+                           const sim_engine *q)
+{
+    (void)p;
+    (void)q;
+    mgs_time t = *(const mgs_time *)ud;
+    return t > e ? t : e;
+}
+
+/* Partitions 0 and P1 (crossings both ways, 50 ps) tick every 10 ps up to
+** 300; P1 posts once, at 250, due at 320. promise: 0 none, else P1
+** promises to post nothing before it. Returns the windows; s gets the
+** log of partition 0. */
+static uint64_t run_promise(mgs_time promise, sink *s)
+{
+    sim_engine *root = eng_new(NULL);
+    sim_engine *p1 = eng_partition_new(root, "P1");
+    eng_crossing_add(p1, root, 50, "test");
+    eng_crossing_add(root, p1, 50, "test");
+    if (promise)
+        eng_promise_add(p1, not_before, &promise);
+    memset(s, 0, sizeof *s);
+    comp_init(&s->base, root, &sink_ops, "Sink", 0);
+    ticker t = {.l.to = s};
+    comp_init(&t.l.base, root, &ticker_ops, "T", 0);
+    eng_event_init(&t.l.ev, &t.l.base, 0, NULL);
+    eng_schedule(root, &t.l.ev, 10);
+    sink busy = {.n = 0};
+    comp_init(&busy.base, p1, &sink_ops, "Busy", 0);
+    ticker u = {.l.to = &busy};
+    comp_init(&u.l.base, p1, &ticker_ops, "U", 0);
+    eng_event_init(&u.l.ev, &u.l.base, 0, NULL);
+    eng_schedule(p1, &u.l.ev, 10);
+    poster a = {.to = s, .tag = 1, .when = 320};
+    comp_init(&a.base, p1, &poster_ops, "A", 0);
+    eng_event_init(&a.ev, &a.base, 0, NULL);
+    eng_schedule(p1, &a.ev, 250);
+    assert_int_equal(eng_run(root), MGS_OK);
+    eng_group_stats st;
+    eng_group_stats_get(root, &st);
+    comp_fini(&a.base);
+    comp_fini(&u.l.base);
+    comp_fini(&busy.base);
+    comp_fini(&t.l.base);
+    comp_fini(&s->base);
+    eng_free(root);
+    return st.windows;
+}
+
+static void test_promise_widens_windows_same_results(void **state)
+{
+    (void)state;
+    sink none, kept;
+    uint64_t w0 = run_promise(0, &none);
+    uint64_t w1 = run_promise(250, &kept);
+    assert_int_equal(w0, 7);
+    assert_int_equal(w1, 3);     /* P1 holds partition 0 only from 250 */
+    assert_int_equal(none.n, 33);   /* 30 ticks and 3 posts */
+    assert_int_equal(kept.n, none.n);
+    for (int i = 0; i < none.n; i++) {
+        assert_int_equal(kept.log[i], none.log[i]);
+        assert_int_equal(kept.at[i], none.at[i]);
+    }
+#ifndef NDEBUG
+    /* A promise the partition breaks (it posts at 250) aborts. */
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        sink s;
+        run_promise(260, &s);
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGABRT);
+#endif
 }
 
 /* ---- ping-pong across partitions through a connection ------------------ */
@@ -313,6 +487,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mailbox_order_by_source_then_send),
+        cmocka_unit_test(test_post_order_independent_of_windows),
+        cmocka_unit_test(test_promise_widens_windows_same_results),
         cmocka_unit_test(test_crossing_connection_same_for_any_threads),
         cmocka_unit_test(test_max_events_at_a_boundary_same_for_any_threads),
         cmocka_unit_test(test_zero_latency_crossing_refused),
