@@ -13,8 +13,15 @@
 
 int platform_partition_check(const platform_config *c)
 {
-    if (!c->partition)
+    if (!c->partition) {
+        /* One event queue has nothing to run in parallel: say so rather
+        ** than run serially while the user expects threads. */
+        if (c->threads > 1)
+            return mgs_error_set(MGS_ECONFIG, "sim.threads = %u needs "
+                                 "sim.partition = gpu (the partitioned "
+                                 "model, docs/engine.md)", c->threads);
         return MGS_OK;
+    }
     const char *why = NULL;
     if (c->type != PLATFORM_DISCRETE && c->type != PLATFORM_UNIFIED)
         why = "only discrete and unified platforms are split";

@@ -70,4 +70,9 @@ expect_exit 2 "$bin" run mm --mode timing --size small --gpus 4 \
     --platform unified --set sim.threads=0 --db "$TMP/r.db"
 expect_one_error_line
 expect_in "$ERR" "threads = \"0\": out of range"
+# Threads without partitions would run serially: refused, not ignored.
+expect_exit 2 "$bin" run mm --mode timing --size small --gpus 4 \
+    --platform unified --set sim.threads=2 --db "$TMP/r.db"
+expect_one_error_line
+expect_in "$ERR" "sim.threads = 2 needs sim.partition = gpu"
 echo ok
