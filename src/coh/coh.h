@@ -144,6 +144,7 @@ typedef struct coh_carve_params {
     uint32_t epoch_bits;      /* carve-swc epoch counter width */
     uint32_t imst_reset_ppm;  /* carve-hwc: p of the reset to private */
     uint32_t inv_credits;     /* carve-hwc: invalidations in flight per peer */
+    bool write_back;          /* carve.rdc_write = back (dirty map) */
 } coh_carve_params;
 
 /* What a protocol may know about the machine it runs on. */

@@ -197,7 +197,8 @@ void platform_config_from(platform_config *c, const mgs_config *k)
         .rdc_bytes = k->carve_rdc_size,
         .epoch_bits = (uint32_t)k->carve_epoch_bits,
         .imst_reset_ppm = (uint32_t)k->carve_imst_reset_ppm,
-        .inv_credits = (uint32_t)k->carve_inv_credits};
+        .inv_credits = (uint32_t)k->carve_inv_credits,
+        .write_back = !strcmp(k->carve_rdc_write, "back")};
     size_t hl = strlen(k->platform_host_link);
     if (hl < sizeof c->host_link)
         memcpy(c->host_link, k->platform_host_link, hl + 1);

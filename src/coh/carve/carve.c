@@ -28,8 +28,12 @@
 ** Synchronisation is nc's, plus: a direct write of the runtime (memset,
 ** instant copies, frees, new launch buffers) drops the range from every
 ** RDC (all three: a freed and reused buffer must not hit old bytes).
-** The RDC's lines never hold dirty data (write-through), so the host's
-** direct reads need nothing more than nc's.
+** A write-through RDC never holds dirty data, so the host's direct reads
+** need nothing more than nc's. A write-back RDC (carve.rdc_write = back,
+** carve-swc and carve-nc; rdc_agent.c) writes its dirty lines back at
+** every L2 flush of its bank (kernel end, copy end, peer release: the
+** bank's answer waits for it) and at carve-swc's acquire fences, before
+** the epoch bump, so a kernel's results are home when it ends.
 */
 #include "coh/carve/carve_int.h"
 
@@ -55,10 +59,19 @@ struct carve_l2 {
     carve_l2 *next;
 };
 
-static int carve_check(const coh_system *sys)
+static int carve_check(const coh_system *sys, carve_variant v)
 {
+    if (sys->carve.write_back && v == CARVE_HWC)
+        return mgs_error_set(MGS_ECONFIG, "carve.rdc_write = back is not "
+                             "defined for coherence.protocol = carve-hwc "
+                             "(GPU-VI is write-through); use carve-swc or "
+                             "carve-nc");
     if (sys->ngpus < 2)
         return MGS_OK;        /* nothing is remote: nc */
+    if (sys->carve.write_back && sys->line > 64)
+        return mgs_error_set(MGS_ECONFIG, "carve.rdc_write = back needs "
+                             "lines of at most 64 bytes (a 64-bit dirty "
+                             "mask per line; got %u)", sys->line);
     if (!sys->rdma || sys->remote_cache != COH_REMOTE_L2)
         return mgs_error_set(MGS_ECONFIG, "coherence.protocol = carve-* "
                              "needs discrete or unified GPUs with "
@@ -128,12 +141,13 @@ static void imst_track_write(void *ud, dir_bank *b, uint64_t line,
 
 static void *carve_create(const coh_system *sys, sim_engine *eng,
                           mem_pool *pool, stat_registry *stats,
-                          carve_variant v, bool broken)
+                          carve_variant v, bool broken, bool skip_flush)
 {
     carve *cv = MGS_NEW(carve);
     cv->sys = *sys;
     cv->variant = v;
     cv->broken = broken;
+    cv->skip_flush = skip_flush;
     cv->eng = eng;
     cv->pool = pool;
     cv->stats = stats;
@@ -208,10 +222,12 @@ static void l2_on_ctrl(void *pd, cache *c, const mem_msg *req)
     if (!a || !(boundary || host))
         return;
     if (host && req->coh[0] == CARVE_FENCE_MARK) {
-        if (req->coh[1] == 0)
+        if (req->coh[1] == 0 && !rdc_agent_write_back(a))
             rdc_agent_fence(a);
         return;
     }
+    if (boundary && rdc_agent_write_back(a))
+        return;               /* after the write-backs (l2_hold_ctrl) */
     rdc *r = rdc_agent_rdc(a);
     if (req->span)
         rdc_invalidate_range(r, req->addr, req->span);
@@ -222,9 +238,33 @@ static void l2_on_ctrl(void *pd, cache *c, const mem_msg *req)
     rdc_agent_sync_stats(a);
 }
 
+/* Write-back RDC: every flush of the bank (with or without the drop) and
+** the first range of a carve-swc acquire fence wait for the slice's
+** write-backs; a flush-and-drop of the whole L2 (a kernel boundary) and a
+** fence then bump the epoch (carve-swc), a ranged one drops its range. */
+static bool l2_hold_ctrl(void *pd, cache *c, const mem_msg *req,
+                         bool from_top)
+{
+    (void)from_top;
+    carve_l2 *l = pd;
+    rdc_agent *a = l->agent;
+    if (!a || !rdc_agent_write_back(a))
+        return false;
+    bool swc = l->cv->variant == CARVE_SWC;
+    if (req->base.type == MEM_INVALIDATE) {
+        if (req->coh[0] != CARVE_FENCE_MARK || req->coh[1] != 0)
+            return false;
+        return rdc_agent_flush(a, c, req->addr, 0, swc, true);
+    }
+    bool drop = req->flags & MEM_F_INVALIDATE;
+    return rdc_agent_flush(a, c, req->addr, drop ? req->span : 0,
+                           swc && drop && !req->span, false);
+}
+
 static const cache_protocol l2_hooks = {
     .name = "carve",
     .on_ctrl = l2_on_ctrl,
+    .hold_ctrl = l2_hold_ctrl,
 };
 
 /* carve-hwc: the directory protocols' bank hooks (dir_l2.c: the home's
@@ -339,16 +379,21 @@ static void carve_remote(void *pd, uint32_t gpu, uint32_t bank,
         rdc_agent_set_remote(a, remote);
 }
 
-#define CARVE_PROTOCOL(sym, pname, variant, broken, text)                    \
+#define CARVE_PROTOCOL(sym, pname, variant, broken, skip_flush, text)        \
+    static int sym##_check(const coh_system *sys)                            \
+    {                                                                        \
+        return carve_check(sys, variant);                                    \
+    }                                                                        \
     static void *sym##_create(const coh_system *sys, sim_engine *eng,        \
                               mem_pool *pool, stat_registry *stats)          \
     {                                                                        \
-        return carve_create(sys, eng, pool, stats, variant, broken);         \
+        return carve_create(sys, eng, pool, stats, variant, broken,          \
+                            skip_flush);                                     \
     }                                                                        \
     const coh_protocol sym = {                                               \
         .name = pname,                                                       \
         .summary = text,                                                     \
-        .check = carve_check,                                                \
+        .check = sym##_check,                                                \
         .sync = carve_sync,                                                  \
         .fence_l1 = COH_INVALIDATE,                                          \
         .create = sym##_create,                                              \
@@ -359,21 +404,27 @@ static void carve_remote(void *pd, uint32_t gpu, uint32_t bank,
         .network_port = carve_network_port,                                  \
     }
 
-CARVE_PROTOCOL(coh_carve_swc, "carve-swc", CARVE_SWC, false,
+CARVE_PROTOCOL(coh_carve_swc, "carve-swc", CARVE_SWC, false, false,
                "CARVE: nc plus a remote data cache in each GPU's DRAM, "
                "invalidated at kernel boundaries by epochs (seed 004)");
-CARVE_PROTOCOL(coh_carve_hwc, "carve-hwc", CARVE_HWC, false,
+CARVE_PROTOCOL(coh_carve_hwc, "carve-hwc", CARVE_HWC, false, false,
                "CARVE: nc plus a remote data cache in each GPU's DRAM, "
                "kept coherent by IMST-filtered write-invalidate broadcasts "
                "(seed 004)");
-CARVE_PROTOCOL(coh_carve_nc, "carve-nc", CARVE_NC, false,
+CARVE_PROTOCOL(coh_carve_nc, "carve-nc", CARVE_NC, false, false,
                "CARVE: nc plus a remote data cache in each GPU's DRAM with "
                "no coherence (seed 004's upper bound; may read stale data)");
 /* Tests only (registered with coh_register): the IMST forgets remote
 ** readers, so the home's writes leave stale copies in their L2s and RDCs;
-** carve-swc's acquire fences drop nothing below the L1. */
+** carve-swc's acquire fences drop nothing below the L1; a write-back
+** carve-swc whose flushes drop the dirty lines instead of writing them
+** back (always write-back). */
 CARVE_PROTOCOL(coh_carve_hwc_broken_imst, "carve-hwc-broken-imst", CARVE_HWC,
-               true, "carve-hwc whose IMST misses sharers (tests only)");
+               true, false, "carve-hwc whose IMST misses sharers (tests "
+               "only)");
 CARVE_PROTOCOL(coh_carve_swc_broken_fence, "carve-swc-broken-fence",
-               CARVE_SWC, true, "carve-swc whose acquire fences keep remote "
-               "lines in the L2 and the RDC (tests only)");
+               CARVE_SWC, true, false, "carve-swc whose acquire fences keep "
+               "remote lines in the L2 and the RDC (tests only)");
+CARVE_PROTOCOL(coh_carve_swc_broken_flush, "carve-swc-broken-flush",
+               CARVE_SWC, false, true, "carve-swc with a write-back RDC "
+               "whose flushes drop the dirty lines unwritten (tests only)");

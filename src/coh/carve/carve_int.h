@@ -29,6 +29,8 @@ typedef struct carve {
     carve_variant variant;
     bool broken;              /* tests: hwc's IMST misses remote readers;
                                  swc's acquire fences stop at the L1 */
+    bool skip_flush;          /* tests: a write-back RDC's flushes drop
+                                 the dirty lines instead (carve-swc) */
     sim_engine *eng;
     mem_pool *pool;
     stat_registry *stats;
@@ -56,6 +58,16 @@ void rdc_agent_invalidate(rdc_agent *a, uint64_t line);
 /* carve-swc: an acquire fence of the GPU dropped the remote lines of the
 ** bank (counted; the slice's epoch is bumped). */
 void rdc_agent_fence(rdc_agent *a);
+
+/* Write-back RDC: an L2 flush of the bank (req) or a carve-swc acquire
+** fence (fence) at addr reached the slice: it writes back every dirty
+** line, then bumps the epoch (bump) and drops [addr, addr + span) if span.
+** True: the bank holds its answer until then (cache_release_held(l2,
+** addr)); false: nothing was dirty, all done now. */
+bool rdc_agent_flush(rdc_agent *a, cache *l2, uint64_t addr, uint64_t span,
+                     bool bump, bool fence);
+/* Whether the slice's RDC is write-back. */
+bool rdc_agent_write_back(const rdc_agent *a);
 
 /* carve-swc: the hooks of an L1V whose acquire fences also drop the GPU's
 ** remote lines from its L2 banks and RDC slices (swc_fence.c). */

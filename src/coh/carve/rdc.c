@@ -32,6 +32,8 @@ void rdc_fini(rdc *r)
         free(r->chunk[i]);
     free(r->chunk);
     r->chunk = NULL;
+    free(r->dmap);
+    r->dmap = NULL;
 }
 
 /* The rotation of tag t's sets: lines at the same offset of different
@@ -97,6 +99,16 @@ static bool usable(const rdc *r, const rdc_meta *m, uint32_t tag)
            (!r->use_epoch || m->epoch == r->epoch);
 }
 
+/* The set's line leaves or changes tag: its dirty bytes are lost. */
+static void drop_dirty(rdc *r, rdc_meta *m)
+{
+    if (!m->dirty)
+        return;
+    m->dirty = 0;
+    r->ndirty--;
+    r->n.dirty_dropped++;
+}
+
 bool rdc_hit(const rdc *r, uint64_t a)
 {
     if (!r->sets)
@@ -111,6 +123,7 @@ uint16_t rdc_fetch(rdc *r, uint64_t a)
     if (m->state == RDC_VALID && m->tag != rdc_tag(r, a) &&
         (!r->use_epoch || m->epoch == r->epoch))
         r->n.evictions++;
+    drop_dirty(r, m);
     m->state = RDC_FETCHING;
     m->tag = rdc_tag(r, a);
     return ++m->seq;
@@ -139,6 +152,7 @@ bool rdc_invalidate(rdc *r, uint64_t a)
     if (m->state == RDC_INVALID || m->tag != rdc_tag(r, a))
         return false;
     bool counted = usable(r, m, m->tag);
+    drop_dirty(r, m);
     m->state = RDC_INVALID;
     m->seq++;
     if (counted)
@@ -185,6 +199,7 @@ static void reset_all(rdc *r)
         if (r->chunk[c])
             for (uint32_t i = 0; i < RDC_CHUNK; i++)
                 if (r->chunk[c][i].state != RDC_INVALID) {
+                    drop_dirty(r, &r->chunk[c][i]);
                     r->chunk[c][i].state = RDC_INVALID;
                     r->chunk[c][i].seq++;
                 }
@@ -207,4 +222,108 @@ bool rdc_epoch_bump(rdc *r)
     reset_all(r);
     r->n.sweeps++;
     return true;
+}
+
+/* ---- write-back ---- */
+
+/* The metadata of a's set if the set holds a usable line a, else NULL. */
+static rdc_meta *held(rdc *r, uint64_t a)
+{
+    if (!r->sets)
+        return NULL;
+    uint64_t set = rdc_set(r, a);
+    if (!r->chunk[set / RDC_CHUNK])
+        return NULL;
+    rdc_meta *m = meta(r, set);
+    return usable(r, m, rdc_tag(r, a)) ? m : NULL;
+}
+
+/* Hands the set's dirty bytes to the caller (who writes them back). */
+static uint64_t take_dirty(rdc *r, rdc_meta *m)
+{
+    uint64_t d = m->dirty;
+    if (!d)
+        return 0;
+    m->dirty = 0;
+    r->ndirty--;
+    r->n.cleaned++;
+    r->n.cleaned_bytes += (uint64_t)__builtin_popcountll(d);
+    return d;
+}
+
+bool rdc_write_hit(rdc *r, uint64_t a, uint64_t mask)
+{
+    rdc_meta *m = held(r, a);
+    if (!m)
+        return false;
+    r->n.write_hits++;
+    if (!mask)
+        return true;              /* no byte enabled: nothing changes */
+    if (!m->dirty)
+        r->ndirty++;
+    m->dirty |= mask;
+    if (!m->listed) {
+        if (r->dmap_len == r->dmap_cap) {
+            r->dmap_cap = r->dmap_cap ? 2 * r->dmap_cap : 64;
+            r->dmap = mgs_xrealloc(r->dmap, r->dmap_cap * sizeof *r->dmap);
+        }
+        r->dmap[r->dmap_len++] = rdc_set(r, a);
+        m->listed = 1;
+    }
+    return true;
+}
+
+uint64_t rdc_dirty(const rdc *r, uint64_t a)
+{
+    if (!r->sets)
+        return 0;
+    rdc_meta m = rdc_peek(r, rdc_set(r, a));
+    return usable(r, &m, rdc_tag(r, a)) ? m.dirty : 0;
+}
+
+uint64_t rdc_clean(rdc *r, uint64_t a)
+{
+    rdc_meta *m = held(r, a);
+    return m ? take_dirty(r, m) : 0;
+}
+
+uint64_t rdc_take_victim(rdc *r, uint64_t a, uint64_t *victim)
+{
+    if (!r->sets)
+        return 0;
+    uint64_t set = rdc_set(r, a);
+    if (!r->chunk[set / RDC_CHUNK])
+        return 0;
+    rdc_meta *m = meta(r, set);
+    if (!m->dirty || m->tag == rdc_tag(r, a))
+        return 0;
+    *victim = line_of(r, set, m->tag);
+    return take_dirty(r, m);
+}
+
+bool rdc_dirty_next(rdc *r, uint64_t *line, uint64_t *mask)
+{
+    while (r->ndirty && r->dmap_len) {
+        uint64_t set = r->dmap[--r->dmap_len];
+        rdc_meta *m = meta(r, set);
+        m->listed = 0;
+        if (!m->dirty)
+            continue;             /* cleaned since it was listed */
+        *line = line_of(r, set, m->tag);
+        *mask = take_dirty(r, m);
+        return true;
+    }
+    return false;
+}
+
+uint64_t rdc_dirty_drop_all(rdc *r)
+{
+    uint64_t n = 0;
+    while (r->dmap_len) {
+        rdc_meta *m = meta(r, r->dmap[--r->dmap_len]);
+        m->listed = 0;
+        n += m->dirty != 0;
+        drop_dirty(r, m);
+    }
+    return n;
 }

@@ -19,6 +19,14 @@
 ** invalid at once). The counter is epoch_bits wide (20); when it wraps,
 ** every set is reset (a full sweep, counted).
 **
+** Write-back (carve.rdc_write = back): each set also keeps a dirty byte
+** mask (lines of at most 64 bytes) and the slice a dirty map, the list of
+** sets that became dirty, so a flush visits only dirty lines (the paper's
+** dirty-map, §IV.B). Whoever clears a line's dirty bits (rdc_clean, a
+** victim taken by rdc_take_victim, rdc_dirty_next) writes them back; a
+** dirty line dropped otherwise (invalidation, sweep) loses its bytes and
+** is counted (dirty_dropped; the agent flushes before it drops).
+**
 ** Storage: metadata for 2 GB / 64 B = 32 M sets per GPU would be 384 MB,
 ** so it is allocated lazily in chunks of RDC_CHUNK sets; an untouched
 ** chunk reads as INVALID.
@@ -36,14 +44,19 @@ typedef enum rdc_state { RDC_INVALID = 0, RDC_FETCHING, RDC_VALID } rdc_state;
 typedef struct rdc_meta {
     uint32_t tag;             /* line address / rdc span (see rdc_tag) */
     uint32_t epoch;
-    uint16_t seq;             /* bumped by every change */
+    uint16_t seq;             /* bumped by every change but writes */
     uint8_t state;            /* rdc_state */
+    uint8_t listed;           /* in the dirty map */
+    uint64_t dirty;           /* write-back: bytes written, not yet home */
 } rdc_meta;
 
 typedef struct rdc_counts {
     uint64_t fills, evictions, invalidations, sweeps, bumps;
     uint64_t range_invalidations;   /* lines dropped by ranges */
     uint64_t full_invalidations;    /* rdc_invalidate_all calls */
+    uint64_t write_hits;            /* rdc_write_hit on a usable line */
+    uint64_t cleaned, cleaned_bytes;/* dirty lines handed out for write-back */
+    uint64_t dirty_dropped;         /* dirty lines dropped unwritten */
 } rdc_counts;
 
 typedef struct rdc {
@@ -58,6 +71,9 @@ typedef struct rdc {
     bool use_epoch;           /* SWC: lines of an older epoch are invalid */
     rdc_meta **chunk;         /* [nchunks], lazily allocated */
     uint64_t nchunks;
+    uint64_t *dmap;           /* the dirty map: sets, maybe clean since */
+    uint64_t dmap_len, dmap_cap;
+    uint64_t ndirty;          /* sets with dirty bytes now */
     rdc_counts n;
 } rdc;
 
@@ -104,5 +120,27 @@ uint64_t rdc_invalidate_range(rdc *r, uint64_t addr, uint64_t bytes);
 void rdc_invalidate_all(rdc *r);
 /* SWC: a kernel boundary. Returns true if the epoch wrapped (a sweep). */
 bool rdc_epoch_bump(rdc *r);
+
+/* ---- write-back (the dirty map) ---- */
+/* A write of the bytes `mask` (bit i: byte i of the line) to line a: if
+** a is present and usable, marks them dirty and returns true (the agent
+** then writes the bytes into the carved DRAM); the set's sequence number
+** is not bumped (a probe in flight reads the bytes before or after the
+** write, both allowed). */
+bool rdc_write_hit(rdc *r, uint64_t a, uint64_t mask);
+/* The dirty bytes of line a (0 if the set does not hold a). */
+uint64_t rdc_dirty(const rdc *r, uint64_t a);
+/* Clears and returns the dirty bytes of line a (the caller writes them
+** back; the line stays valid and clean). */
+uint64_t rdc_clean(rdc *r, uint64_t a);
+/* Before a fetch of a into its set: if the set holds another line with
+** dirty bytes, clears them and returns them (*victim its address). */
+uint64_t rdc_take_victim(rdc *r, uint64_t a, uint64_t *victim);
+/* The next dirty line of the map (cleared, as rdc_clean): false when the
+** slice holds no dirty line. */
+bool rdc_dirty_next(rdc *r, uint64_t *line, uint64_t *mask);
+/* Tests (a broken flush): drops every dirty line's bytes (counted as
+** dropped); returns how many lines. */
+uint64_t rdc_dirty_drop_all(rdc *r);
 
 #endif

@@ -40,14 +40,18 @@
 #include "sim/stats.h"
 
 #include "coh_run.h"
+#include "tests/unit/mem/mem_world.h"
 #include "tests/unit/platform/tester_rig.h"
 
 extern const coh_protocol coh_carve_swc, coh_carve_hwc, coh_carve_nc;
 extern const coh_protocol coh_carve_hwc_broken_imst;
 extern const coh_protocol coh_carve_swc_broken_fence;
+extern const coh_protocol coh_carve_swc_broken_flush;
 
 static void register_broken(void)
 {
+    if (!coh_find(coh_carve_swc_broken_flush.name))
+        assert_int_equal(coh_register(&coh_carve_swc_broken_flush), MGS_OK);
     if (!coh_find(coh_carve_hwc_broken_imst.name))
         assert_int_equal(coh_register(&coh_carve_hwc_broken_imst), MGS_OK);
     if (!coh_find(coh_carve_swc_broken_fence.name))
@@ -125,6 +129,81 @@ static void test_rdc_script(void **state)
     assert_int_equal(r.n.sweeps, 1);
     assert_false(rdc_hit(&r, a));
     assert_int_equal(rdc_peek(&r, rdc_set(&r, a)).state, RDC_INVALID);
+    rdc_fini(&r);
+}
+
+/* Write-back (the dirty map): a write hit marks bytes dirty, an eviction
+** hands the victim's dirty bytes out, a flush visits only the dirty
+** lines, and the epoch bump after the flush leaves nothing dirty. */
+static void test_rdc_write_back_script(void **state)
+{
+    (void)state;
+    rdc r;
+    rdc_init(&r, 64 * 1024, 64, 2, 0, 4096, true, 20);
+    uint64_t a = 0x100000040ull, c = a + 2 * 4096, d = a + 4 * 4096;
+    uint64_t b = a + 64 * 1024;        /* an alias of a (same set) */
+    while ((b / 4096) % 2 != 0 || rdc_set(&r, b) != rdc_set(&r, a))
+        b += 64;
+    /* A write to an absent line is not a hit (no write-allocate). */
+    assert_false(rdc_write_hit(&r, a, 0xf));
+    assert_int_equal(r.ndirty, 0);
+    for (uint64_t l = a; l <= d; l += 2 * 4096)
+        assert_true(rdc_fill(&r, l, rdc_fetch(&r, l), r.epoch));
+    /* Write hits: bytes 0-3 of a, then 8-15; c's whole line; d clean. */
+    uint16_t seq = rdc_peek(&r, rdc_set(&r, a)).seq;
+    assert_true(rdc_write_hit(&r, a, 0xfull));
+    assert_true(rdc_write_hit(&r, a, 0xff00ull));
+    assert_int_equal(rdc_peek(&r, rdc_set(&r, a)).seq, seq); /* no bump */
+    assert_true(rdc_hit(&r, a));
+    assert_int_equal(rdc_dirty(&r, a), 0xff0full);
+    assert_true(rdc_write_hit(&r, c, ~0ull));
+    assert_int_equal(r.ndirty, 2);
+    assert_int_equal(r.n.write_hits, 3);
+    assert_int_equal(rdc_dirty(&r, d), 0);
+    /* Evicting a (a fetch of its alias b): the victim's dirty bytes are
+    ** handed out with its address, then the fetch replaces it. */
+    uint64_t victim = 0;
+    assert_int_equal(rdc_take_victim(&r, a, &victim), 0); /* not an alias */
+    assert_int_equal(rdc_take_victim(&r, b, &victim), 0xff0full);
+    assert_int_equal(victim, a);
+    assert_int_equal(r.ndirty, 1);
+    assert_true(rdc_fill(&r, b, rdc_fetch(&r, b), r.epoch));
+    assert_int_equal(r.n.dirty_dropped, 0);
+    assert_int_equal(r.n.evictions, 1);
+    /* b dirty too; then the flush: only the dirty lines (c, b), each
+    ** once, with its bytes; a's stale map entry is skipped. */
+    assert_true(rdc_write_hit(&r, b, 0x1ull));
+    assert_int_equal(r.ndirty, 2);
+    uint64_t line, mask, seen = 0, bytes = 0;
+    int n = 0;
+    while (rdc_dirty_next(&r, &line, &mask)) {
+        assert_true(line == b || line == c);
+        seen |= line == b ? 1 : 2;
+        bytes += (uint64_t)__builtin_popcountll(mask);
+        n++;
+    }
+    assert_int_equal(n, 2);
+    assert_int_equal(seen, 3);
+    assert_int_equal(bytes, 65);
+    assert_int_equal(r.ndirty, 0);
+    assert_int_equal(r.n.cleaned, 3);          /* a (victim), b, c */
+    assert_int_equal(r.n.cleaned_bytes, 12 + 65);
+    /* Flushed lines stay valid and clean until the epoch bump drops them. */
+    assert_true(rdc_hit(&r, c) && rdc_dirty(&r, c) == 0);
+    assert_false(rdc_dirty_next(&r, &line, &mask));
+    assert_false(rdc_epoch_bump(&r));
+    assert_false(rdc_hit(&r, c));
+    assert_false(rdc_write_hit(&r, c, 1));     /* an old epoch: a miss */
+    assert_int_equal(r.n.dirty_dropped, 0);
+    /* rdc_clean hands out one line; dropping a dirty line counts. */
+    assert_true(rdc_fill(&r, d, rdc_fetch(&r, d), r.epoch));
+    assert_true(rdc_write_hit(&r, d, 0x30ull));
+    assert_int_equal(rdc_clean(&r, d), 0x30ull);
+    assert_int_equal(rdc_clean(&r, d), 0);
+    assert_true(rdc_write_hit(&r, d, 0x1ull));
+    assert_true(rdc_invalidate(&r, d));
+    assert_int_equal(r.n.dirty_dropped, 1);
+    assert_int_equal(r.ndirty, 0);
     rdc_fini(&r);
 }
 
@@ -292,10 +371,12 @@ static void test_check_and_sync(void **state)
 
 typedef struct carve_counts {
     double hits, probes, fills, bumps, broadcasts, inv_received;
+    double write_hits, writebacks, flush_lines, flushes, dropped;
 } carve_counts;
 
-static int run_carve(const char *protocol, const char *name, int gpus,
-                     carve_counts *n)
+/* write: carve.rdc_write ("through" or "back"). */
+static int run_carve_write(const char *protocol, const char *write,
+                           const char *name, int gpus, carve_counts *n)
 {
     wl_args a;
     const mgs_workload *wl = coh_small_args(name, gpus, false, &a);
@@ -304,6 +385,8 @@ static int run_carve(const char *protocol, const char *name, int gpus,
     snprintf(r.cfg.coherence_remote_cache, sizeof r.cfg.coherence_remote_cache,
              "l2");
     r.cfg.carve_rdc_size = 64ull << 20;
+    snprintf(r.cfg.carve_rdc_write, sizeof r.cfg.carve_rdc_write, "%s",
+             write);
     coh_run_start(&r, "discrete", gpus);
     int rc = wl->run(r.rt, &a);
     if (n) {
@@ -313,9 +396,20 @@ static int run_carve(const char *protocol, const char *name, int gpus,
         n->bumps = coh_stat_sum(&r, "GPU", "epoch_bumps");
         n->broadcasts = coh_stat_sum(&r, "GPU", "imst_broadcasts");
         n->inv_received = coh_stat_sum(&r, "GPU", "rdc_inv_received");
+        n->write_hits = coh_stat_sum(&r, "GPU", "rdc_write_hits");
+        n->writebacks = coh_stat_sum(&r, "GPU", "rdc_writebacks");
+        n->flush_lines = coh_stat_sum(&r, "GPU", "rdc_flush_lines");
+        n->flushes = coh_stat_sum(&r, "GPU", "rdc_flushes");
+        n->dropped = coh_stat_sum(&r, "GPU", "rdc_dirty_dropped");
     }
     coh_run_close(&r);
     return rc;
+}
+
+static int run_carve(const char *protocol, const char *name, int gpus,
+                     carve_counts *n)
+{
+    return run_carve_write(protocol, "through", name, gpus, n);
 }
 
 static void test_workloads_verify(void **state)
@@ -341,6 +435,45 @@ static void test_workloads_verify(void **state)
         }
 }
 
+/* A write-back RDC (carve.rdc_write = back): the workloads verify under
+** carve-swc and carve-nc on 2 and 4 GPUs with remote writes hitting the
+** RDC and dirty lines written back at kernel end (lulesh: remote writes
+** to lines read earlier); a carve-swc whose flushes drop the dirty lines
+** computes wrong results. */
+static void test_write_back(void **state)
+{
+    (void)state;
+    register_broken();
+    const char *wls[] = {"lulesh", "pr", "bfs", "atax"};
+    double hits = 0;
+    for (int g = 2; g <= 4; g += 2)
+        for (size_t w = 0; w < sizeof wls / sizeof wls[0]; w++) {
+            carve_counts s;
+            assert_int_equal(run_carve_write("carve-swc", "back", wls[w], g,
+                                             &s), MGS_OK);
+            printf("# %s on %d GPUs, write-back: %.0f write hits, %.0f "
+                   "lines written back (%.0f by %.0f flushes), %.0f "
+                   "dropped\n", wls[w], g, s.write_hits, s.writebacks,
+                   s.flush_lines, s.flushes, s.dropped);
+            assert_true(s.writebacks <= s.write_hits);
+            assert_true(s.flush_lines <= s.writebacks);
+            assert_true(s.dropped == 0);
+            if (s.flush_lines > 0)
+                assert_true(s.flushes > 0);
+            hits += s.write_hits;
+        }
+    carve_counts l;
+    assert_int_equal(run_carve_write("carve-swc", "back", "lulesh", 2, &l),
+                     MGS_OK);
+    assert_true(l.write_hits > 0 && l.flush_lines > 0);
+    assert_true(hits > 0);
+    /* The dirty lines dropped at kernel end: wrong results. */
+    assert_int_equal(run_carve_write("carve-swc-broken-flush", "through",
+                                     "lulesh", 2, &l), MGS_EVERIFY);
+    assert_true(l.dropped > 0 && l.flush_lines == 0);
+    mgs_error_clear();
+}
+
 /* Stale RDC lines give wrong results: no coherence (carve-nc), and an
 ** IMST that forgets remote readers (the home's writes leave their copies).
 */
@@ -356,6 +489,10 @@ static void test_stale_rdc_fails(void **state)
     mgs_error_clear();
 }
 
+/* The RDC's write policy of litmus_gpus (a carve.rdc_write setting). */
+static const char *litmus_write = "carve.rdc_write=through";
+static double litmus_flush_lines;   /* write-back: lines the fences flushed */
+
 /* One fenced litmus test with threads on different GPUs (4-CU GPUs of
 ** 256 MiB, 64 MiB carved); returns its forbidden outcomes, *inv the
 ** invalidation messages carve-hwc's engines sent and their bytes. */
@@ -363,8 +500,8 @@ static uint64_t litmus_gpus(const char *protocol, const char *test, int gpus,
                             uint64_t iterations, double *inv, double *bytes)
 {
     rt_rig r;
-    static const char *const sets[] = {"coherence.remote_cache=l2",
-                                       "carve.rdc_size=64MB", NULL};
+    const char *sets[] = {"coherence.remote_cache=l2", "carve.rdc_size=64MB",
+                          litmus_write, NULL};
     rt_rig_configure(&r, sets);
     snprintf(r.cfg.coherence_protocol, sizeof r.cfg.coherence_protocol,
              "%s", protocol);
@@ -384,6 +521,7 @@ static uint64_t litmus_gpus(const char *protocol, const char *test, int gpus,
         *inv = rt_rig_stat(&r, "GPU*", "inv_sent_write", NULL);
     if (bytes)
         *bytes = rt_rig_stat(&r, "GPU*", "bytes_out", NULL);
+    litmus_flush_lines += rt_rig_stat(&r, "GPU*", "rdc_flush_lines", NULL);
     rt_rig_fini(&r);
     return res.forbidden;
 }
@@ -414,6 +552,23 @@ static void test_litmus_across_gpus(void **state)
     assert_true(hwc > 0);
 }
 
+/* A write-back RDC under carve-swc: the fences write the dirty lines back
+** before the epoch bump, and the fenced tests stay clean. */
+static void test_litmus_write_back(void **state)
+{
+    (void)state;
+    const char *tests[] = {"MP", "SB", "LB", "CoRR", "IRIW", "2+2W"};
+    litmus_write = "carve.rdc_write=back";
+    litmus_flush_lines = 0;
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
+        assert_int_equal(litmus_gpus("carve-swc", tests[i], 2, 1024, NULL,
+                                     NULL), 0);
+    assert_int_equal(litmus_gpus("carve-swc", "MP", 4, 1024, NULL, NULL), 0);
+    printf("# litmus, write-back: %.0f lines written back by fences\n",
+           litmus_flush_lines);
+    litmus_write = "carve.rdc_write=through";
+}
+
 /* The carved slice is not allocatable: 1 GiB GPUs with 512 MiB carved. */
 static void test_capacity_carved_out(void **state)
 {
@@ -439,7 +594,38 @@ static void test_capacity_carved_out(void **state)
 #define TESTER_MEM (64u * 1024)
 #define TESTER_RDC (16u * 1024)
 
-static void tester_run(const char *protocol, uint64_t total)
+/* Writes back and drops every L2 bank of the rig (a kernel end: a
+** write-back RDC writes its dirty lines back first), one probe per GPU on
+** its control network; every flush is answered. */
+static void tester_flush_l2s(tester_rig *tr, uint32_t ngpus, uint32_t banks)
+{
+    probe pr[4];
+    mem_msg *sent[4][4];
+    assert_true(ngpus <= 4 && banks <= 4);
+    for (uint32_t g = 0; g < ngpus; g++) {
+        gpu_build *gb = platform_gpu(tr->p, g);
+        probe_init(&pr[g], tr->eng, tr->pool, "Flush");
+        conn_plug(gpu_build_ctrl_net(gb), &pr[g].port);
+        for (uint32_t b = 0; b < banks; b++) {
+            mem_msg *m = probe_req(&pr[g], MEM_FLUSH, 0, 0,
+                                   cache_ctrl(gpu_build_l2(gb, b)));
+            m->flags |= MEM_F_INVALIDATE;
+            sent[g][b] = m;
+            probe_send_at(&pr[g], m, eng_now(tr->eng));
+        }
+    }
+    if (eng_run(tr->eng) != MGS_OK) {
+        eng_dump(tr->eng, stderr);
+        fail_msg("flush: %s", mgs_error_msg());
+    }
+    for (uint32_t g = 0; g < ngpus; g++) {
+        for (uint32_t b = 0; b < banks; b++)
+            assert_non_null(probe_answer(&pr[g], sent[g][b], NULL));
+        probe_fini(&pr[g]);
+    }
+}
+
+static void tester_run(const char *protocol, bool write_back, uint64_t total)
 {
     platform_config pc;
     tester_rig_small_gpus(&pc, PLATFORM_DISCRETE, 4, TESTER_MEM);
@@ -448,7 +634,8 @@ static void tester_run(const char *protocol, uint64_t total)
     pc.remote_cache = COH_REMOTE_L2;
     pc.coh_carve = (coh_carve_params){.rdc_bytes = TESTER_RDC,
                                       .epoch_bits = 20,
-                                      .imst_reset_ppm = 10000};
+                                      .imst_reset_ppm = 10000,
+                                      .write_back = write_back};
     snprintf(pc.coherence, sizeof pc.coherence, "%s", protocol);
     tester_rig tr;
     tester_rig_platform(&tr, &pc);
@@ -467,6 +654,8 @@ static void tester_run(const char *protocol, uint64_t total)
         mem_tester_report(tr.t, stderr);
     assert_true(mem_tester_done(tr.t));
     assert_int_equal(mem_tester_mismatches(tr.t), 0);
+    if (write_back)   /* the dirty lines go home at the "kernel end" */
+        tester_flush_l2s(&tr, pc.ngpus, pc.gpu.l2_banks);
     /* Memory equals the reference outside the carved slices. */
     const uint8_t *ref = mem_tester_shadow(tr.t);
     for (uint32_t g = 0; g < pc.ngpus; g++)
@@ -477,11 +666,22 @@ static void tester_run(const char *protocol, uint64_t total)
     double hits = rt_rig_stat(&r, "GPU*", "rdc_hits", NULL);
     double probes = rt_rig_stat(&r, "GPU*", "rdc_probes", NULL);
     double inv = rt_rig_stat(&r, "GPU*", "rdc_invalidations", NULL);
-    printf("# tester, %s: %llu ops on 4 GPUs, %llu bytes checked; RDC "
-           "%.0f/%.0f hits, %.0f invalidations\n", protocol,
+    double wh = rt_rig_stat(&r, "GPU*", "rdc_write_hits", NULL);
+    double vic = rt_rig_stat(&r, "GPU*", "rdc_victim_writebacks", NULL);
+    double home = rt_rig_stat(&r, "GPU*", "rdc_home_writebacks", NULL);
+    double fl = rt_rig_stat(&r, "GPU*", "rdc_flush_lines", NULL);
+    double parked = rt_rig_stat(&r, "GPU*", "rdc_parked", NULL);
+    printf("# tester, %s%s: %llu ops on 4 GPUs, %llu bytes checked; RDC "
+           "%.0f/%.0f hits, %.0f invalidations; %.0f write hits, %.0f "
+           "write-backs (%.0f victims, %.0f before home, %.0f flushed), "
+           "%.0f parked\n", protocol, write_back ? " write-back" : "",
            (unsigned long long)(tc.ops_per_agent * tc.agents),
-           (unsigned long long)mem_tester_checked(tr.t), hits, probes, inv);
+           (unsigned long long)mem_tester_checked(tr.t), hits, probes, inv,
+           wh, vic + home + fl, vic, home, fl, parked);
     assert_true(hits > 0 && probes > hits);
+    if (write_back)
+        assert_true(wh > 0 && vic > 0 && home > 0 && fl > 0);
+    assert_true(rt_rig_stat(&r, "GPU*", "rdc_dirty_dropped", NULL) == 0);
     tester_rig_free(&tr);
 }
 
@@ -490,21 +690,26 @@ static void test_random_tester(void **state)
     (void)state;
     const char *env = getenv("MGSIM_CARVE_OPS");
     uint64_t total = env && *env ? strtoull(env, NULL, 10) : 60000;
-    tester_run("carve-swc", total);
-    tester_run("carve-hwc", total);
-    tester_run("carve-nc", total);
+    tester_run("carve-swc", false, total);
+    tester_run("carve-hwc", false, total);
+    tester_run("carve-nc", false, total);
+    tester_run("carve-swc", true, total);
+    tester_run("carve-nc", true, total);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rdc_script),
+        cmocka_unit_test(test_rdc_write_back_script),
         cmocka_unit_test(test_rdc_mapping_and_ranges),
         cmocka_unit_test(test_imst_script),
         cmocka_unit_test(test_check_and_sync),
         cmocka_unit_test(test_workloads_verify),
+        cmocka_unit_test(test_write_back),
         cmocka_unit_test(test_stale_rdc_fails),
         cmocka_unit_test(test_litmus_across_gpus),
+        cmocka_unit_test(test_litmus_write_back),
         cmocka_unit_test(test_capacity_carved_out),
         cmocka_unit_test(test_random_tester),
     };
