@@ -8,15 +8,12 @@
 # migrate on 2 GPUs); a bad value ends with one error line and exit 2.
 . "$(dirname "$0")/lib_cli.bash"
 
+# Page walks of the last run in database $1 (every walker or the IOMMU).
 walks() {
-    python3 - "$1" <<'PY'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-run = db.execute("select max(run_id) from metrics").fetchone()[0]
-print(int(db.execute("select sum(value) from metrics where run_id = ? and "
-                     "component like '%MMU' and metric = 'walks'",
-                     (run,)).fetchone()[0]))
-PY
+    python3 -c "import sqlite3, sys; d = sqlite3.connect(sys.argv[1]); \
+print(int(d.execute('select sum(value) from metrics where metric = \"walks\" \
+and component like \"%MMU\" and run_id = (select max(run_id) from \
+metrics)').fetchone()[0]))" "$1"
 }
 
 expect_exit 0 "$MGSIM" run bs --mode timing --size small --quiet \
