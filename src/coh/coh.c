@@ -157,6 +157,16 @@ static uint8_t op_union(uint8_t a, uint8_t b)
 void coh_sync_merge(coh_sync *a, const coh_sync *b)
 {
     a->l1 = op_union(a->l1, b->l1);
+    if (b->tlb) {
+        if (!a->tlb || (a->tlb_span && b->tlb_span)) {
+            uint64_t lo = a->tlb ? a->tlb_lo : b->tlb_lo;
+            uint64_t hi = a->tlb ? a->tlb_hi : b->tlb_hi;
+            a->tlb_span = b->tlb_span;
+            a->tlb_lo = lo < b->tlb_lo ? lo : b->tlb_lo;
+            a->tlb_hi = hi > b->tlb_hi ? hi : b->tlb_hi;
+        } else
+            a->tlb_span = false;  /* one of them drops every entry */
+    }
     a->tlb = op_union(a->tlb, b->tlb);
     if (!b->l2)
         return;

@@ -84,6 +84,10 @@ typedef struct coh_range {
 ** before the L2 is written back. */
 typedef struct coh_sync {
     uint8_t l1, tlb, l2;      /* coh_op */
+    bool tlb_span;            /* the TLB op drops only the pages of the
+                                 virtual span [tlb_lo, tlb_hi) (pid 0),
+                                 else every entry */
+    uint64_t tlb_lo, tlb_hi;
     bool l2_all;              /* the L2 op covers every line */
     uint8_t nranges;          /* else: the lines of these ranges */
     coh_range range[COH_MAX_RANGES];

@@ -73,6 +73,7 @@ void cp_config_default(cp_config *c)
     c->wgs_per_cycle = 1;
     c->port_buffer = 64;
     c->dispatch_latency = 4;
+    c->launch_tlb_changed = false;
 }
 
 int cp_config_validate(const cp_config *c)
@@ -112,6 +113,16 @@ static mem_msg_type op_type(uint8_t op)
     return op == COH_INVALIDATE ? MEM_INVALIDATE : MEM_FLUSH;
 }
 
+/* Bytes of the TLB shoot-down's span (pid 0), or 0 for every entry: no
+** span, or one too long for a message's size. */
+static uint32_t tlb_span_bytes(const coh_sync *s)
+{
+    if (!s->tlb_span)
+        return 0;
+    uint64_t n = s->tlb_hi > s->tlb_lo ? s->tlb_hi - s->tlb_lo : 1;
+    return n <= UINT32_MAX ? (uint32_t)n : 0;
+}
+
 /* Sends the step's messages not yet sent. Returns whether anything was
 ** sent. */
 static bool ctrl_send_step(cp *c, const coh_sync *s)
@@ -123,11 +134,15 @@ static bool ctrl_send_step(cp *c, const coh_sync *s)
         sim_port *dst;
         uint8_t op;
         uint64_t addr = 0, span = 0;
+        uint32_t tlb_bytes = 0;
         if (c->ctrl_step == 0) {
             uint32_t nl1 = s->l1 ? c->l1s.n : 0;
             bool l1 = i < nl1;
             dst = l1 ? c->l1s.v[i] : c->tlbs.v[i - nl1];
             op = l1 ? s->l1 : COH_INVALIDATE; /* a TLB only drops */
+            tlb_bytes = l1 ? 0 : tlb_span_bytes(s);
+            if (tlb_bytes)
+                addr = s->tlb_lo;
         } else {
             dst = c->l2s.v[i % c->l2s.n];
             op = s->l2;
@@ -142,7 +157,7 @@ static bool ctrl_send_step(cp *c, const coh_sync *s)
         m->flags = op == COH_WRITEBACK_INVALIDATE ? MEM_F_INVALIDATE : 0;
         m->addr = addr;
         m->span = span;
-        m->size = 0;
+        m->size = tlb_bytes;      /* a TLB: 0 drops every entry */
         m->issue_time = eng_now(c->base.eng);
         if (port_send(&c->ctrl, &m->base) != MGS_OK) {
             mem_msg_release(c->pool, m);

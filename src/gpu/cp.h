@@ -60,6 +60,11 @@ typedef struct cp_config {
     ** wavefronts, one per wavefront above). 0 = no wait: wgs_per_cycle
     ** work-groups every cycle. */
     uint32_t dispatch_latency;
+    /* A launch's acquire drops only the TLB entries of pages whose mapping
+    ** changed since the GPU's previous launch (cp.launch_tlb_shootdown =
+    ** changed); the runtime's timing layer computes the span. false: every
+    ** entry, as the coherence protocol asks. */
+    bool launch_tlb_changed;
 } cp_config;
 
 void cp_config_default(cp_config *c);

@@ -34,6 +34,36 @@ static void caches_clear(mgs_devmem *m)
         m->tables[t].cache_vpn = ~0ull;
 }
 
+/* The mappings of [va, va + bytes) changed (mgs_devmem_changes_since). */
+static void note_change(mgs_devmem *m, uint64_t va, uint64_t bytes)
+{
+    uint64_t seq = ++m->change_seq;
+    m->changes[seq % MGS_DEVMEM_CHANGES] =
+        (mgs_devmem_change){.seq = seq, .lo = va, .hi = va + bytes};
+}
+
+mgs_devmem_changes mgs_devmem_changes_since(const mgs_devmem *m,
+                                            uint64_t *mark, uint64_t *lo,
+                                            uint64_t *hi)
+{
+    uint64_t from = *mark;
+    *mark = m->change_seq;
+    if (m->change_seq == from)
+        return MGS_DEVMEM_CHANGES_NONE;
+    if (m->change_seq - from > MGS_DEVMEM_CHANGES)
+        return MGS_DEVMEM_CHANGES_MANY;
+    *lo = UINT64_MAX;
+    *hi = 0;
+    for (uint64_t s = from + 1; s <= m->change_seq; s++) {
+        const mgs_devmem_change *c = &m->changes[s % MGS_DEVMEM_CHANGES];
+        if (c->lo < *lo)
+            *lo = c->lo;
+        if (c->hi > *hi)
+            *hi = c->hi;
+    }
+    return MGS_DEVMEM_CHANGES_SPAN;
+}
+
 int mgs_devmem_init_paged(mgs_devmem *m, int num_gpus, uint64_t bytes_per_gpu,
                           uint64_t page_size)
 {
@@ -348,6 +378,7 @@ int mgs_devmem_free_range(mgs_devmem *m, uint64_t va)
     }
     a->live = false;
     caches_clear(m);
+    note_change(m, va, a->npages << m->page_shift);
     return MGS_OK;
 }
 
@@ -645,6 +676,7 @@ int mgs_devmem_map(mgs_devmem *m, int gpu, uint64_t va, int frame_gpu,
     run_clear(t, vpn);
     pte_set(m, &t->ptes[vpn], frame_gpu, frame);
     caches_clear(m);
+    note_change(m, va & ~(m->page_size - 1), m->page_size);
     return MGS_OK;
 }
 
@@ -658,6 +690,7 @@ int mgs_devmem_unmap(mgs_devmem *m, int gpu, uint64_t va)
     run_clear(t, vpn);
     pte_set(m, &t->ptes[vpn], -1, 0);
     caches_clear(m);
+    note_change(m, va & ~(m->page_size - 1), m->page_size);
     return MGS_OK;
 }
 
@@ -672,8 +705,10 @@ int mgs_devmem_set_readonly(mgs_devmem *m, int gpu, uint64_t va,
     if (t->ptes[vpn].gpu < 0)
         return mgs_error_set(MGS_EFAULT, "page of address 0x%llx is not "
                              "mapped for GPU %d", (unsigned long long)va, gpu);
-    if (t->ptes[vpn].readonly != readonly)
+    if (t->ptes[vpn].readonly != readonly) {
         run_clear(t, vpn);
+        note_change(m, va & ~(m->page_size - 1), m->page_size);
+    }
     t->ptes[vpn].readonly = readonly;
     return MGS_OK;
 }
@@ -792,6 +827,7 @@ int mgs_devmem_move_page(mgs_devmem *m, uint64_t va, int to_gpu, bool copy)
             pte_set(m, p, to_gpu, nf);
     }
     caches_clear(m);
+    note_change(m, va & ~(m->page_size - 1), m->page_size);
     return MGS_OK;
 }
 
@@ -811,6 +847,7 @@ int mgs_devmem_replicate_page(mgs_devmem *m, uint64_t va, int frame_gpu,
         if (gpu_mask >> g & 1)
             pte_set(m, &m->tables[g].ptes[vpn], frame_gpu, nf);
     caches_clear(m);
+    note_change(m, va & ~(m->page_size - 1), m->page_size);
     return MGS_OK;
 }
 

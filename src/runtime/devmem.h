@@ -108,6 +108,16 @@ typedef enum mgs_devmem_placement {
     MGS_PLACE_CONTIGUOUS = 1    /* page i on GPU floor(i * N / npages) */
 } mgs_devmem_placement;
 
+/* One mapping change (a free, a remap, a permission change) of the VA
+** span [lo, hi): change number seq (mgs_devmem_changes_since). */
+typedef struct mgs_devmem_change {
+    uint64_t seq, lo, hi;
+} mgs_devmem_change;
+
+/* The last MGS_DEVMEM_CHANGES changes are kept; a reader further behind
+** is told "many". */
+#define MGS_DEVMEM_CHANGES 16
+
 typedef struct mgs_devmem {
     int num_gpus;
     mgs_devmem_placement placement; /* for gpu < 0 allocations */
@@ -124,6 +134,10 @@ typedef struct mgs_devmem {
     uint8_t ***dir;                 /* [ndir] (owned, lazily filled) */
     uint64_t ndir;
     uint64_t backed_pages;          /* 4 KiB host blocks allocated */
+
+    /* Mapping changes: change_seq so far, the last ones in a ring. */
+    uint64_t change_seq;
+    mgs_devmem_change changes[MGS_DEVMEM_CHANGES];
 
     /* Last fault, for the emulator's message. */
     uint64_t last_fault_addr;
@@ -142,6 +156,21 @@ typedef struct mgs_devmem_view {
     ** inside its last page); false: past the allocation's end too. */
     bool page_bounds;
 } mgs_devmem_view;
+
+/* What changed in the mappings since a reader's mark. */
+typedef enum mgs_devmem_changes {
+    MGS_DEVMEM_CHANGES_NONE = 0, /* nothing: every translation still holds */
+    MGS_DEVMEM_CHANGES_SPAN,     /* only pages inside [*lo, *hi) changed */
+    MGS_DEVMEM_CHANGES_MANY      /* more than the ring holds: assume all */
+} mgs_devmem_changes;
+
+/* The mapping changes (frees, unmaps, remaps, moves, replicas, permission
+** changes; not new allocations, whose VAs are fresh) after *mark, which
+** becomes the current one (a new reader starts at 0). Fresh VAs are never
+** reused (bump allocation), so a TLB needs to drop only these pages. */
+mgs_devmem_changes mgs_devmem_changes_since(const mgs_devmem *m,
+                                            uint64_t *mark, uint64_t *lo,
+                                            uint64_t *hi);
 
 /* Whether bytes is a supported page size (4 KiB, 64 KiB, 2 MiB). */
 bool mgs_devmem_page_size_ok(uint64_t bytes);

@@ -87,6 +87,9 @@ struct mgs_timing {
     ** next launch's acquire, or at once before the engine runs anything
     ** else that could touch them (apply_pending). */
     coh_sync pending[TM_MAX_GPUS];
+    /* Each model's mark in the device memory's mapping changes (its last
+    ** launch's acquire; cp.launch_tlb_shootdown = changed). */
+    uint64_t change_mark[TM_MAX_GPUS];
     /* Device printf's listener (hostcall_agent.h), made at the first
     ** launch that passes a hostcall buffer. */
     struct hostcall_agent *hostcall;
@@ -464,6 +467,30 @@ static int code_va(mgs_timing *t, const gcn_emu_program *prog,
     return MGS_OK;
 }
 
+/* cp.launch_tlb_shootdown = changed: the acquire a of model i drops the
+** TLB entries of the pages whose mapping changed since its previous launch
+** only, or none (docs/validation.md, cause 8). */
+static void launch_tlb_changes(mgs_timing *t, uint32_t i, coh_sync *a)
+{
+    if (!a->tlb || !platform_get_config(t->plat)->gpu.cp.launch_tlb_changed)
+        return;
+    uint64_t lo = 0, hi = 0;
+    switch (mgs_devmem_changes_since(t->mem, &t->change_mark[i], &lo, &hi)) {
+    case MGS_DEVMEM_CHANGES_NONE:
+        a->tlb = COH_KEEP;
+        a->tlb_span = false;
+        break;
+    case MGS_DEVMEM_CHANGES_SPAN:
+        a->tlb_span = true;
+        a->tlb_lo = lo;
+        a->tlb_hi = hi;
+        break;
+    case MGS_DEVMEM_CHANGES_MANY:
+        a->tlb_span = false;
+        break;
+    }
+}
+
 /* Fills model i's launch descriptor for work-groups [begin, end). */
 static int prepare_launch(mgs_timing *t, uint32_t i, const gcn_emu_launch *el,
                           uint64_t begin, uint64_t end)
@@ -498,6 +525,7 @@ static int prepare_launch(mgs_timing *t, uint32_t i, const gcn_emu_launch *el,
     coh_sync_at(t->coh, COH_LAUNCH, i, &l->acquire);
     coh_sync_merge(&l->acquire, &t->pending[i]);
     memset(&t->pending[i], 0, sizeof t->pending[i]);
+    launch_tlb_changes(t, i, &l->acquire);
     coh_sync_at(t->coh, COH_KERNEL_END, i, &l->release);
     return MGS_OK;
 }

@@ -128,6 +128,37 @@ static void test_sync_ranges(void **state)
     assert_true(a.l2_all);
 }
 
+/* TLB spans (cp.launch_tlb_shootdown = changed) merge into their union; a
+** whole-TLB drop on either side wins. */
+static void test_sync_tlb_spans(void **state)
+{
+    (void)state;
+    coh_sync a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    b.tlb = COH_INVALIDATE;
+    b.tlb_span = true;
+    b.tlb_lo = 0x5000;
+    b.tlb_hi = 0x6000;
+    coh_sync_merge(&a, &b);                  /* nothing + span = span */
+    assert_int_equal(a.tlb, COH_INVALIDATE);
+    assert_true(a.tlb_span && a.tlb_lo == 0x5000 && a.tlb_hi == 0x6000);
+    b.tlb_lo = 0x1000;
+    b.tlb_hi = 0x2000;
+    coh_sync_merge(&a, &b);                  /* span + span = union */
+    assert_true(a.tlb_span && a.tlb_lo == 0x1000 && a.tlb_hi == 0x6000);
+    memset(&b, 0, sizeof b);
+    coh_sync_merge(&a, &b);                  /* + nothing: unchanged */
+    assert_true(a.tlb_span && a.tlb_lo == 0x1000 && a.tlb_hi == 0x6000);
+    b.tlb = COH_INVALIDATE;                  /* + every entry = every entry */
+    coh_sync_merge(&a, &b);
+    assert_int_equal(a.tlb, COH_INVALIDATE);
+    assert_false(a.tlb_span);
+    b.tlb_span = true;
+    coh_sync_merge(&a, &b);                  /* every entry stays */
+    assert_false(a.tlb_span);
+}
+
 /* ---- runs ---- */
 
 /* Runs a registered workload at its small size; returns its code. */
@@ -376,6 +407,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nc_rules),
         cmocka_unit_test(test_sync_ranges),
+        cmocka_unit_test(test_sync_tlb_spans),
         cmocka_unit_test(test_l2_survives_kernels_on_one_gpu),
         cmocka_unit_test(test_cross_gpu_writeback_counted),
         cmocka_unit_test(test_remote_data_in_l2),

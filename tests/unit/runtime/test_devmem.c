@@ -350,6 +350,63 @@ static void test_view_span_matches_per_lane(void **state)
     mgs_devmem_destroy(&m);
 }
 
+/* Mapping changes for TLB shoot-downs at the next launch
+** (cp.launch_tlb_shootdown = changed): fresh allocations are none, a free,
+** an unmap, a remap and a permission change each name their pages; a
+** reader too far behind the ring is told "many". */
+static void test_mapping_changes(void **state)
+{
+    (void)state;
+    mgs_devmem m;
+    assert_int_equal(mgs_devmem_init(&m, 2, 1 << 20), MGS_OK);
+    uint64_t mark = 0, lo = 0, hi = 0, a, b, c;
+    assert_int_equal(mgs_devmem_alloc_range(&m, 0, 3 * 4096, &a), MGS_OK);
+    assert_int_equal(mgs_devmem_alloc_range(&m, 1, 100, &b), MGS_OK);
+    assert_int_equal(mgs_devmem_changes_since(&m, &mark, &lo, &hi),
+                     MGS_DEVMEM_CHANGES_NONE);   /* fresh VAs only */
+    assert_int_equal(mgs_devmem_free_range(&m, a), MGS_OK);
+    assert_int_equal(mgs_devmem_changes_since(&m, &mark, &lo, &hi),
+                     MGS_DEVMEM_CHANGES_SPAN);
+    assert_true(lo == a && hi == a + 3 * 4096);
+    assert_int_equal(mgs_devmem_changes_since(&m, &mark, &lo, &hi),
+                     MGS_DEVMEM_CHANGES_NONE);   /* the mark moved */
+    /* A new allocation never reuses the freed VAs. */
+    assert_int_equal(mgs_devmem_alloc_range(&m, 0, 4096, &c), MGS_OK);
+    assert_true(c >= a + 3 * 4096);
+    assert_int_equal(mgs_devmem_changes_since(&m, &mark, &lo, &hi),
+                     MGS_DEVMEM_CHANGES_NONE);
+    /* Unmap, map and a permission change: the union of their pages. */
+    int fg;
+    uint32_t f;
+    assert_int_equal(mgs_devmem_page_frame(&m, 1, b, &fg, &f), MGS_OK);
+    assert_int_equal(mgs_devmem_unmap(&m, 0, b), MGS_OK);
+    assert_int_equal(mgs_devmem_map(&m, 0, b, fg, f), MGS_OK);
+    assert_int_equal(mgs_devmem_set_readonly(&m, 0, c, true), MGS_OK);
+    assert_int_equal(mgs_devmem_set_readonly(&m, 0, c, true), MGS_OK);
+    assert_int_equal(mgs_devmem_changes_since(&m, &mark, &lo, &hi),
+                     MGS_DEVMEM_CHANGES_SPAN);
+    assert_true(lo == b && hi == c + 4096);
+    /* A page moved to another GPU's frame. */
+    assert_int_equal(mgs_devmem_move_page(&m, c, 1, true), MGS_OK);
+    assert_int_equal(mgs_devmem_changes_since(&m, &mark, &lo, &hi),
+                     MGS_DEVMEM_CHANGES_SPAN);
+    assert_true(lo == c && hi == c + 4096);
+    /* More changes than the ring keeps: every translation is suspect. */
+    for (int k = 0; k <= MGS_DEVMEM_CHANGES; k++) {
+        uint64_t v;
+        assert_int_equal(mgs_devmem_alloc_range(&m, 0, 64, &v), MGS_OK);
+        assert_int_equal(mgs_devmem_free_range(&m, v), MGS_OK);
+    }
+    assert_int_equal(mgs_devmem_changes_since(&m, &mark, &lo, &hi),
+                     MGS_DEVMEM_CHANGES_MANY);
+    assert_int_equal(mgs_devmem_changes_since(&m, &mark, &lo, &hi),
+                     MGS_DEVMEM_CHANGES_NONE);
+    uint64_t late = 0;          /* a new reader from the start */
+    assert_int_equal(mgs_devmem_changes_since(&m, &late, &lo, &hi),
+                     MGS_DEVMEM_CHANGES_MANY);
+    mgs_devmem_destroy(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -362,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_runs_and_readonly),
         cmocka_unit_test(test_view_span_matches_per_lane),
+        cmocka_unit_test(test_mapping_changes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
