@@ -9,7 +9,9 @@
 #    small size, counting the same wavefront instructions in both, and at
 #    MGPUSim's sizes counts exactly MGPUSim's wavefront instructions (emu);
 #  - `mgsim study validate-mgpusim --size small --kernels DIR` runs and
-#    writes its report with MGPUSim's column. Skipped (as passing) when
+#    writes its report with MGPUSim's column; the variants with MGPUSim
+#    v4.0.0's memory parameters walk pages at the shared IOMMU and give
+#    16 DRAM channels 64 B per cycle. Skipped (as passing) when
 #    the files are absent.
 . "$(dirname "$0")/lib_cli.bash"
 optimised_mgsim
@@ -57,6 +59,20 @@ for pair in fir:401408 relu:110592 mt:37376 bs:122304 mm:569472; do
         fail "mgpusim_$w: $(insts) wavefront instructions, MGPUSim ${pair#*:}"
 done
 echo "ok wavefront instructions equal MGPUSim's for all five kernels"
+
+# MGPUSim v4.0.0's parameters (docs/validation.md, "Translations over
+# PCIe"): every point with its 16 L2 banks also walks pages at the one
+# IOMMU behind PCIe and keeps 512 GB/s of DRAM over 16 channels.
+for s in validate-mgpusim validate-mgpusim-4gpu validate-mgpusim-4gpu-cu; do
+    expect_exit 0 "$bin" study "$s" --dry-run --kernels "$DIR"
+    n=$(grep -c -- "--set gpu.l2_banks=16 " "$OUT")
+    m=$(grep -- "--set gpu.l2_banks=16 " "$OUT" |
+        grep -- "--set mmu.shared_iommu=true " |
+        grep -c -- "--set dram.bus_bytes=64 ")
+    [ "$n" -gt 0 ] && [ "$n" = "$m" ] ||
+        fail "$s: $m of $n MGPUSim-parameter points with the IOMMU and 64-B DRAM bus"
+done
+echo "ok the MGPUSim-parameter variants walk at the IOMMU, 512 GB/s DRAM"
 
 expect_exit 0 "$bin" study validate-mgpusim --size small --kernels "$DIR" \
     --out "$TMP/study" --quiet -j 2
