@@ -773,7 +773,9 @@ sim_port *rdc_agent_new(carve *cv, const coh_site *site)
     a->skip_flush = cv->skip_flush;
     for (int i = 0; i < ST_COUNT; i++)
         a->st[i] = site->stats ? stat_counter_add(site->stats, name,
-                                                  stat_names[i], "count")
+                                                  stat_names[i],
+                                                  i == ST_FLUSH_PS ? "ps"
+                                                                   : "count")
                                : &a->own[i];
     for (uint32_t i = RDC_RECORDS; i-- > 0;) {
         a->recs[i].next_free = a->free_recs;
