@@ -11,7 +11,8 @@
 #  - `mgsim study validate-mgpusim --size small --kernels DIR` runs and
 #    writes its report with MGPUSim's column; the variants with MGPUSim
 #    v4.0.0's memory parameters walk pages at the shared IOMMU and give
-#    16 DRAM channels 64 B per cycle. Skipped (as passing) when
+#    16 DRAM channels 64 B per cycle; every point has MGPUSim's L2
+#    throughput (cause 10). Skipped (as passing) when
 #    the files are absent.
 . "$(dirname "$0")/lib_cli.bash"
 optimised_mgsim
@@ -73,6 +74,19 @@ for s in validate-mgpusim validate-mgpusim-4gpu validate-mgpusim-4gpu-cu; do
         fail "$s: $m of $n MGPUSim-parameter points with the IOMMU and 64-B DRAM bus"
 done
 echo "ok the MGPUSim-parameter variants walk at the IOMMU, 512 GB/s DRAM"
+# Every point of the three studies gives the L2 MGPUSim's throughput
+# (docs/validation.md cause 10): 16 requests per bank and cycle, merged
+# misses without a small limit, 16 messages per crossbar port and cycle.
+for s in validate-mgpusim validate-mgpusim-4gpu validate-mgpusim-4gpu-cu; do
+    expect_exit 0 "$bin" study "$s" --dry-run --kernels "$DIR"
+    n=$(grep -c -- "--set " "$OUT")
+    m=$(grep -- "--set l2.requests_per_cycle=16 " "$OUT" |
+        grep -- "--set l2.mshr_targets=64 " |
+        grep -c -- "--set xbar.messages_per_cycle=16")
+    [ "$n" -gt 0 ] && [ "$n" = "$m" ] ||
+        fail "$s: $m of $n points with MGPUSim's L2 throughput"
+done
+echo "ok every validate-mgpusim point has MGPUSim's L2 throughput"
 
 expect_exit 0 "$bin" study validate-mgpusim --size small --kernels "$DIR" \
     --out "$TMP/study" --quiet -j 2
