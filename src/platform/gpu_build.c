@@ -314,6 +314,11 @@ int gpu_build_config_validate(const gpu_build_config *c0)
         return keyed(rc, "dram.*, gpu.l2_banks, l2.interleave");
     if (c.with_rdma && (rc = rdma_config_validate(&c.rdma)))
         return keyed(rc, "gpu.cache_line");
+    if (c.xbar.period < 1)
+        return mgs_error_set(MGS_ECONFIG, "xbar.messages_per_cycle = %u: "
+                             "more than the GPU clock period in ps (%llu)",
+                             c.xbar_messages_per_cycle,
+                             (unsigned long long)c.period);
     const sim_conn_config *conns[] = {&c.sa_net, &c.xbar, &c.mem_net,
                                       &c.tlb_net, &c.ctrl_net};
     for (size_t i = 0; i < 5; i++)
