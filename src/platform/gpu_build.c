@@ -78,6 +78,7 @@ void gpu_build_config_default(gpu_build_config *c)
     c->l2_tlbs = 8;                 /* Table 5.1 */
     c->l2_interleave = 4096;        /* MGPUSim 2020: 4 KB bank interleave */
     c->xbar_latency_cycles = 1;     /* Table 5.1 single-stage XBar */
+    c->xbar_messages_per_cycle = 1; /* one message per port per cycle */
     c->mem_bytes = 4ull << 30;      /* Table 5.1: 8 x 512 MB */
     c->phys_base = 0;
     cp_config_default(&c->cp);
@@ -172,6 +173,8 @@ void gpu_build_config_from(gpu_build_config *c, const mgs_config *k)
     c->l2.hit_latency = (uint32_t)k->l2_latency;
     c->l2.mshr_entries = (uint32_t)k->l2_mshrs;
     c->l2.max_inflight_below = (uint32_t)k->l2_mshrs;
+    c->l2.requests_per_cycle = (uint32_t)k->l2_requests_per_cycle;
+    c->l2.mshr_targets = (uint32_t)k->l2_mshr_targets;
     c->l2_interleave = k->l2_interleave;
     c->l2.write_policy = strcmp(k->l2_write_policy, "writethrough")
                              ? CACHE_WRITE_BACK : CACHE_WRITE_THROUGH;
@@ -193,6 +196,7 @@ void gpu_build_config_from(gpu_build_config *c, const mgs_config *k)
     c->dram.banks = (uint32_t)k->dram_banks;
     c->xbar_latency_cycles = (uint32_t)k->xbar_latency;
     c->xbar.bytes_per_cycle = (uint32_t)k->xbar_bytes_per_cycle;
+    c->xbar_messages_per_cycle = (uint32_t)k->xbar_messages_per_cycle;
     c->cp.wgs_per_cycle = (uint32_t)k->cp_wgs_per_cycle;
     c->cp.dispatch_latency = (uint32_t)k->cp_dispatch_latency;
     c->cp.launch_tlb_changed = strcmp(k->cp_launch_tlb_shootdown, "changed") == 0;
@@ -208,6 +212,8 @@ static void set_periods(gpu_build_config *c)
     c->sa_net.period = c->xbar.period = c->mem_net.period = p;
     c->tlb_net.period = c->ctrl_net.period = p;
     c->sa_net.latency = c->mem_net.latency = p;
+    /* The lane clock: messages_per_cycle starts per GPU cycle. */
+    c->xbar.period = p / (mgs_time)c->xbar_messages_per_cycle;
     c->xbar.latency = (mgs_time)c->xbar_latency_cycles * p;
     c->tlb_net.latency = c->ctrl_net.latency = p;
     c->cu.gpu = c->gpu;
@@ -308,6 +314,11 @@ int gpu_build_config_validate(const gpu_build_config *c0)
         return keyed(rc, "dram.*, gpu.l2_banks, l2.interleave");
     if (c.with_rdma && (rc = rdma_config_validate(&c.rdma)))
         return keyed(rc, "gpu.cache_line");
+    if (c.xbar.period < 1)
+        return mgs_error_set(MGS_ECONFIG, "xbar.messages_per_cycle = %u: "
+                             "more than the GPU clock period in ps (%llu)",
+                             c.xbar_messages_per_cycle,
+                             (unsigned long long)c.period);
     const sim_conn_config *conns[] = {&c.sa_net, &c.xbar, &c.mem_net,
                                       &c.tlb_net, &c.ctrl_net};
     for (size_t i = 0; i < 5; i++)

@@ -74,6 +74,8 @@ typedef struct gpu_build_config {
     dram_config dram;
     sim_conn_config sa_net;   /* CU <-> translators <-> L1s, per SA */
     sim_conn_config xbar;     /* L1s <-> L2 banks */
+    uint32_t xbar_messages_per_cycle; /* messages a crossbar port starts
+                                      ** per GPU cycle (lane clock) */
     uint32_t xbar_latency_cycles; /* crossbar latency (xbar.latency is
                                      derived from it and the clock) */
     sim_conn_config mem_net;  /* L2 banks <-> DRAM channels */

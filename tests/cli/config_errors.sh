@@ -55,5 +55,9 @@ expect_one_error_line
 expect_in "$ERR" '--gpus: [platform] gpus = "99": out of range (1..16)'
 expect_exit 2 "$MGSIM" run --mode fast --db "$TMP/x.db"
 expect_in "$ERR" '--mode: [sim] mode = "fast": not one of emu,timing'
+expect_exit 2 "$MGSIM" run micro_l1 --mode timing --set gpu.freq=100GHz \
+    --set xbar.messages_per_cycle=64 --db "$TMP/x.db"
+expect_one_error_line
+expect_in "$ERR" 'xbar.messages_per_cycle = 64: more than the GPU clock period in ps (10)'
 [ ! -e "$TMP/x.db" ] || fail "a failed configuration must not create the database"
 echo ok
