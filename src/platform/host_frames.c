@@ -9,6 +9,8 @@
 #include "config/config.h"
 #include "mgsim/errors.h"
 
+host_frames_break host_frames_test_break = HOST_FRAMES_BREAK_NONE;
+
 static int hf_read(void *ud, uint64_t paddr, void *dst, size_t n)
 {
     const host_frames_backing *hb = ud;

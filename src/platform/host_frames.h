@@ -27,6 +27,15 @@
 
 struct mgs_config;
 
+/* Tests only: HOST_FRAMES_BREAK_UNWIRED leaves the RDMA engines without
+** host memory (the pages are still placed in host frames): every part
+** homed there is answered with a fault, as before host frames existed. */
+typedef enum host_frames_break {
+    HOST_FRAMES_BREAK_NONE = 0,
+    HOST_FRAMES_BREAK_UNWIRED
+} host_frames_break;
+extern host_frames_break host_frames_test_break;
+
 /* A backing that sends [base, limit) to `frames` and everything else to
 ** `host`. Both are copied. */
 typedef struct host_frames_backing {

@@ -612,7 +612,8 @@ static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
             continue;
         noc_attach(p->host_net, dma_host(p->dmas[i]), topo.gpu[i]);
         dma_set_host_route(p->dmas[i], &to_host);
-        if (c->host_frames) {
+        if (c->host_frames &&
+            host_frames_test_break != HOST_FRAMES_BREAK_UNWIRED) {
             /* Parts homed in host frames leave by the RDMA engine's host
             ** port, beside the DMA engine's (host_frames.h). */
             rdma_engine *r = gpu_build_rdma(g);
