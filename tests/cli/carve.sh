@@ -7,8 +7,9 @@
 # tests are clean under carve-swc and carve-hwc with threads on one GPU and
 # across 2 GPUs (MP across 4), where the NUMA-GPU baseline shows MP's stale
 # read (kernel-boundary coherence only); the preset
-# runs; same configuration, same statistics; the carve-main study runs at
-# --size small; bad settings end with one error line and exit 2.
+# runs; same configuration, same statistics; the carve-main and
+# carve-capacity studies run at --size small; bad settings (and host frames
+# where there is no host route) end with one error line and exit 2.
 #
 # Runs the optimised binary ($MGSIM_BUILD/../mgsim) when it exists (about
 # 100 s for the ~250 runs); under the sanitizers only a subset.
@@ -105,5 +106,16 @@ if [ -z "$subset" ]; then
         [ -s "$TMP/s/$f.png" ] && [ -s "$TMP/s/$f-figure.csv" ] ||
             fail "$f outputs"
     done
+    # Table V(b): pages spilled to host frames (memory.spill_ppm).
+    "$bin" study carve-capacity --size small --out "$TMP/c" -j 2 --quiet \
+        >"$OUT" 2>"$ERR" || fail "carve-capacity exited $?"
+    expect_in "$OUT" "35 points: 35 run, 0 reused, 0 failed, 0 missing"
+    [ -s "$TMP/c/carve-capacity.png" ] || fail "carve-capacity figure"
 fi
+
+# Host frames need the RDMA engines' host route: refused elsewhere.
+expect_exit 2 "$bin" run vecadd --mode timing --gpus 2 --size small --quiet \
+    --db "$TMP/e.db" --platform shared --set memory.spill_ppm=15000
+expect_one_error_line
+expect_in "$ERR" "memory.spill_ppm"
 echo ok

@@ -233,6 +233,26 @@ static void test_zero_changes_nothing(void **state)
     free(spilled);
 }
 
+/* mgs_rt_new in timing mode on `gpus` GPUs with the assignments sets:
+** its code (the runtime, if any, is freed). */
+static int new_rt(const char *const *sets, int gpus)
+{
+    rt_rig r;
+    rt_rig_configure(&r, sets);
+    assert_int_equal(mgs_config_set(&r.cfg, "sim.mode=timing", "test"),
+                     MGS_OK);
+    mgs_rt_options o;
+    mgs_rt_options_default(&o);
+    o.mode = MGS_MODE_TIMING;
+    o.num_gpus = gpus;
+    o.mem_per_gpu = 256ull << 20;
+    o.config = &r.cfg;
+    mgs_rt *rt = NULL;
+    int rc = mgs_rt_new(&o, &rt);
+    mgs_rt_free(rt);
+    return rc;
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -245,33 +265,16 @@ static void test_refusals(void **state)
         {"memory.spill_ppm=10000", "platform.copy_timing=instant", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        rt_rig r;
-        rt_rig_configure(&r, bad[i]);
-        assert_int_equal(mgs_config_set(&r.cfg, "sim.mode=timing", "test"),
-                         MGS_OK);
-        mgs_rt_options o;
-        mgs_rt_options_default(&o);
-        o.mode = MGS_MODE_TIMING;
-        o.num_gpus = 2;
-        o.mem_per_gpu = 256ull << 20;
-        o.config = &r.cfg;
-        mgs_rt *rt = NULL;
-        assert_int_equal(mgs_rt_new(&o, &rt), MGS_ECONFIG);
+        assert_int_equal(new_rt(bad[i], 2), MGS_ECONFIG);
         assert_non_null(strstr(mgs_error_msg(), "memory.spill_ppm"));
-        assert_null(rt);
     }
     /* One GPU: nothing to reach the host frames through. */
-    rt_rig r;
     static const char *const one[] = {"memory.spill_ppm=10000", NULL};
-    rt_rig_configure(&r, one);
-    mgs_rt_options o;
-    mgs_rt_options_default(&o);
-    o.mode = MGS_MODE_TIMING;
-    o.num_gpus = 1;
-    o.mem_per_gpu = 256ull << 20;
-    o.config = &r.cfg;
-    mgs_rt *rt = NULL;
-    assert_int_equal(mgs_rt_new(&o, &rt), MGS_ECONFIG);
+    assert_int_equal(new_rt(one, 1), MGS_ECONFIG);
+    /* Unified GPUs with the defaults (nc, timing, DMA copies): accepted. */
+    static const char *const fine[] = {"memory.spill_ppm=10000",
+                                       "platform.type=unified", NULL};
+    assert_int_equal(new_rt(fine, 2), MGS_OK);
 }
 
 int main(void)
