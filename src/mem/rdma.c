@@ -91,11 +91,19 @@ static const char *const stat_names[ST_COUNT] = {
     "stall_credits", "stall_incoming_full", "stall_send_inside",
     "stall_send_outside", "stall_send_local", "faults", "ctrl"};
 
+/* Host-frame counters, registered by rdma_set_host (so a platform without
+** host frames keeps its statistics unchanged). */
+enum { HST_PARTS, HST_BYTES_OUT, HST_BYTES_IN, RDMA_HOST_ST_COUNT };
+static const char *const host_stat_names[RDMA_HOST_ST_COUNT] = {
+    "host_parts", "host_bytes_out", "host_bytes_in"};
+
 struct rdma_engine {
     sim_comp base;             /* first */
     sim_port inside[RDMA_MAX_XBAR_PORTS]; /* [0] takes requests */
     sim_port outside;
     sim_port local[RDMA_MAX_XBAR_PORTS];
+    sim_port host;             /* parts homed in host frames (rdma_set_host) */
+    sim_port *host_mem;        /* their home: host memory, or NULL */
     rdma_config cfg;           /* incoming_entries, credits resolved */
     uint32_t credits_per_home;
     mem_pool *pool;            /* borrowed */
@@ -116,7 +124,7 @@ struct rdma_engine {
     uint32_t split_parent;     /* parent with unissued parts, or NONE */
     uint32_t split_off;        /* next part's offset in its access */
 
-    rdma_fifo q_inside, q_outside;
+    rdma_fifo q_inside, q_outside, q_host;
     rdma_fifo q_local[RDMA_MAX_XBAR_PORTS];
     bool inside_blocked[RDMA_MAX_XBAR_PORTS]; /* lane refused; q_inside's
                                                  own flag is unused */
@@ -124,6 +132,8 @@ struct rdma_engine {
 
     stat_counter *st[ST_COUNT];
     stat_counter own[ST_COUNT];
+    stat_counter *host_st[RDMA_HOST_ST_COUNT]; /* with host frames only */
+    stat_counter host_own[RDMA_HOST_ST_COUNT];
     stat_hist *latency;
     stat_hist own_latency;
 };
@@ -251,7 +261,7 @@ uint32_t rdma_home_of(const rdma_engine *r, uint64_t paddr)
     if (r->home_fn)
         return r->home_fn(r->home_ud, paddr);
     uint64_t h = paddr / r->cfg.bytes_per_gpu;
-    return h < r->cfg.ngpus ? (uint32_t)h : RDMA_NONE;
+    return h <= r->cfg.ngpus ? (uint32_t)h : RDMA_NONE; /* ngpus: host */
 }
 
 static bool is_response(uint32_t type)
@@ -316,6 +326,8 @@ static bool drain(rdma_engine *r, rdma_fifo *f, sim_port *port,
             stat_inc(stall);
             break;
         }
+        if (f == &r->q_host)
+            stat_addn(r->host_st[HST_BYTES_OUT], bytes);
         if (f == &r->q_outside) {
             stat_addn(r->st[ST_BYTES_OUT], bytes);
             if (q->slot != RDMA_NONE)
@@ -370,6 +382,8 @@ static bool drain_all(rdma_engine *r)
     if (can_drain(&r->q_outside))
         p |= drain(r, &r->q_outside, &r->outside,
                    r->st[ST_STALL_SEND_OUTSIDE]);
+    if (can_drain(&r->q_host))
+        p |= drain(r, &r->q_host, &r->host, r->st[ST_STALL_SEND_OUTSIDE]);
     for (uint32_t k = 0; k < r->cfg.xbar_ports; k++)
         if (can_drain(&r->q_local[k]))
             p |= drain(r, &r->q_local[k], &r->local[k],
@@ -453,8 +467,11 @@ static bool issue_part(rdma_engine *r)
     uint32_t len = (uint32_t)((end < line_end ? end : line_end) - start);
     uint32_t home = rdma_home_of(r, start);
 
-    bool remote = home < r->cfg.ngpus && home != r->cfg.gpu && r->peers &&
-                  r->peers[home];
+    /* Home ngpus: a host frame, reached over the host link (rdma_set_host)
+    ** with its own credits, like one more home. */
+    bool host = home == r->cfg.ngpus && r->host_mem;
+    bool remote = host || (home < r->cfg.ngpus && home != r->cfg.gpu &&
+                           r->peers && r->peers[home]);
     if (!remote) {
         /* Not remote: a routing bug above us; answer with a fault. */
         p->rsp->flags |= MEM_F_FAULT;
@@ -479,7 +496,7 @@ static bool issue_part(rdma_engine *r)
         f->gpu = (int32_t)r->cfg.gpu;   /* requester identity */
         f->origin = t;
         f->issue_time = eng_now(r->base.eng);
-        f->base.dst = r->peers[home];
+        f->base.dst = host ? r->host_mem : r->peers[home];
         if (req->base.type == MEM_WRITE) {
             memcpy(f->data, req->data + r->split_off, len);
             /* The mask covers accesses of <= 64 bytes (memmsg.h); a
@@ -508,7 +525,9 @@ static bool issue_part(rdma_engine *r)
         t->parent = pi;
         t->offset = r->split_off;
         t->home = home;
-        fifo_push(&r->q_outside, f, RDMA_NONE);
+        if (host)
+            stat_inc(r->host_st[HST_PARTS]);
+        fifo_push(host ? &r->q_host : &r->q_outside, f, RDMA_NONE);
     }
     r->split_off += len;
     if (r->split_off == req->size)
@@ -647,6 +666,21 @@ static bool take_outside(rdma_engine *r)
     return progress;
 }
 
+/* Host memory's answers to parts homed in host frames. */
+static bool take_host(rdma_engine *r)
+{
+    bool progress = false;
+    for (uint32_t n = 0; n < r->cfg.requests_per_cycle; n++) {
+        mem_msg *m = (mem_msg *)port_retrieve(&r->host);
+        if (!m)
+            break;
+        stat_addn(r->host_st[HST_BYTES_IN], m->base.bytes);
+        outside_response(r, m);
+        progress = true;
+    }
+    return progress;
+}
+
 /* The next L2 answer waiting on a local lane (round robin), or NULL. */
 static mem_msg *retrieve_local(rdma_engine *r)
 {
@@ -703,6 +737,8 @@ static bool rdma_tick(sim_comp *c)
     rdma_engine *r = (rdma_engine *)c;
     bool progress = drain_all(r);
     progress |= take_outside(r);
+    if (r->host_mem)
+        progress |= take_host(r);
     progress |= take_local(r);
     progress |= take_inside(r);
     progress |= drain_all(r);
@@ -714,6 +750,8 @@ static void rdma_port_free(sim_comp *c, sim_port *p)
     rdma_engine *r = (rdma_engine *)c;
     if (p == &r->outside)
         r->q_outside.blocked = false;
+    if (p == &r->host)
+        r->q_host.blocked = false;
     for (uint32_t k = 0; k < r->cfg.xbar_ports; k++) {
         if (p == &r->inside[k])
             r->inside_blocked[k] = false;
@@ -728,7 +766,8 @@ static bool rdma_busy(const sim_comp *c)
     const rdma_engine *r = (const rdma_engine *)c;
     if (r->nfree_parents < r->cfg.outgoing_entries ||
         r->nfree_in < r->cfg.incoming_entries ||
-        port_occupancy(&r->inside[0]) || port_occupancy(&r->outside))
+        port_occupancy(&r->inside[0]) || port_occupancy(&r->outside) ||
+        port_occupancy(&r->host))
         return true;
     for (uint32_t k = 0; k < r->cfg.xbar_ports; k++)
         if (port_occupancy(&r->local[k]))
@@ -798,6 +837,7 @@ rdma_engine *rdma_new(sim_engine *eng, const char *name,
         port_init(&r->local[k], &r->base, lo, cfg->local_buffer);
     }
     port_init(&r->outside, &r->base, "outside", cfg->outside_buffer);
+    port_init(&r->host, &r->base, "host", cfg->outside_buffer);
 
     uint32_t no = cfg->outgoing_entries, ni = cfg->incoming_entries;
     r->parents = MGS_NEW_ARRAY(rdma_parent, no);
@@ -813,12 +853,13 @@ rdma_engine *rdma_new(sim_engine *eng, const char *name,
         r->free_in[i] = ni - 1 - i;
     r->nfree_parents = r->nfree_out = no;
     r->nfree_in = ni;
-    r->credits = MGS_NEW_ARRAY(uint32_t, cfg->ngpus);
-    for (uint32_t g = 0; g < cfg->ngpus; g++)
+    r->credits = MGS_NEW_ARRAY(uint32_t, cfg->ngpus + 1); /* + host */
+    for (uint32_t g = 0; g <= cfg->ngpus; g++)
         r->credits[g] = r->credits_per_home;
     r->split_parent = RDMA_NONE;
     fifo_init(&r->q_inside, no);
     fifo_init(&r->q_outside, no + ni);
+    fifo_init(&r->q_host, no);
     for (uint32_t k = 0; k < cfg->xbar_ports; k++)
         fifo_init(&r->q_local[k], ni);
 
@@ -830,6 +871,8 @@ rdma_engine *rdma_new(sim_engine *eng, const char *name,
     }
     r->latency = stats ? stat_hist_add(stats, name, "remote_latency", "ps")
                        : &r->own_latency;
+    for (int i = 0; i < RDMA_HOST_ST_COUNT; i++)
+        r->host_st[i] = &r->host_own[i];
     return r;
 }
 
@@ -860,6 +903,7 @@ void rdma_free(rdma_engine *r)
         free(r->q_local[k].e);
     }
     port_fini(&r->outside);
+    port_fini(&r->host);
     comp_fini(&r->base);
     free(r->parents);
     free(r->free_parents);
@@ -870,6 +914,7 @@ void rdma_free(rdma_engine *r)
     free(r->credits);
     free(r->q_inside.e);
     free(r->q_outside.e);
+    free(r->q_host.e);
     free(r->peers);
     free(r);
 }
@@ -905,6 +950,19 @@ void rdma_set_local_route(rdma_engine *r, const mem_route *route)
 {
     r->local_route = *route;
     r->have_local_route = true;
+}
+
+sim_port *rdma_host(rdma_engine *r) { return &r->host; }
+
+void rdma_set_host(rdma_engine *r, sim_port *host_memory,
+                   stat_registry *stats)
+{
+    r->host_mem = host_memory;
+    for (int i = 0; stats && i < RDMA_HOST_ST_COUNT; i++)
+        r->host_st[i] = stat_counter_add(
+            stats, r->base.name, host_stat_names[i],
+            strncmp(host_stat_names[i], "host_bytes", 10) ? "count"
+                                                          : "bytes");
 }
 
 void rdma_set_home_map(rdma_engine *r, rdma_home_fn fn, void *ud)
@@ -953,7 +1011,7 @@ int rdma_check(const rdma_engine *r)
 {
     uint32_t no = r->cfg.outgoing_entries, ni = r->cfg.incoming_entries;
     uint32_t used_p = 0, used_o = 0, used_i = 0, ready = 0;
-    uint32_t *inflight = MGS_NEW_ARRAY(uint32_t, r->cfg.ngpus);
+    uint32_t *inflight = MGS_NEW_ARRAY(uint32_t, r->cfg.ngpus + 1);
     for (uint32_t i = 0; i < no; i++) {
         used_p += r->parents[i].in_use;
         if (r->parents[i].in_use && r->parents[i].parts_left == 0)
@@ -970,7 +1028,7 @@ int rdma_check(const rdma_engine *r)
     assert(used_o + r->nfree_out == no);
     assert(used_i + r->nfree_in == ni);
     assert(ready == r->q_inside.count);
-    for (uint32_t g = 0; g < r->cfg.ngpus; g++)
+    for (uint32_t g = 0; g <= r->cfg.ngpus; g++) /* + host frames */
         assert(inflight[g] + r->credits[g] == r->credits_per_home);
     assert(r->q_outside.count <= r->q_outside.cap);
     for (uint32_t k = 0; k < r->cfg.xbar_ports; k++)

@@ -126,6 +126,17 @@ void rdma_set_peers(rdma_engine *r, sim_port *const *outside_ports,
 /* Where remote requests go on this GPU (its L2 banks). Copied. Required. */
 void rdma_set_local_route(rdma_engine *r, const mem_route *route);
 
+/* Host frames (docs/rdma.md, "Host frames"): parts whose home is ngpus
+** (addr / bytes_per_gpu == ngpus, the window after the last GPU's memory)
+** go on the `host` port to host_memory (a memory component behind the
+** host link; its answers come back on `host`), with credits_per_home
+** credits of their own. Without it (the default) they fault. stats may
+** be NULL; with it the engine registers host_parts, host_bytes_out and
+** host_bytes_in. */
+sim_port *rdma_host(rdma_engine *r);
+void rdma_set_host(rdma_engine *r, sim_port *host_memory,
+                   stat_registry *stats);
+
 /* Replaces the default home map (addr / bytes_per_gpu). The function
 ** returns the home GPU of a physical address, or a value >= ngpus for an
 ** address no GPU owns (answered with MEM_F_FAULT). ud is borrowed. */

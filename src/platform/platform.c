@@ -12,6 +12,7 @@
 
 #include "config/config.h"
 #include "config/units.h"
+#include "platform/host_frames.h"
 #include "mem/simplemem.h"
 #include "mgsim/errors.h"
 #include "noc/topo.h"
@@ -38,6 +39,8 @@ struct platform {
     /* Host side (with_dma). */
     dma_engine **dmas;        /* one per GPU model */
     simplemem *host_mem;
+    const mem_backing *global; /* the physical backing (platform_new's) */
+    host_frames_backing host_backing; /* host memory + host frames */
     noc_net *host_net;        /* == net when RDMA shares the PCIe tree */
     sim_conn *dma_cmd;        /* driver <-> every DMA ctrl port */
     /* Shared IOMMU (cfg.shared_iommu). */
@@ -151,6 +154,7 @@ void platform_config_from(platform_config *c, const mgs_config *k)
     c->link_latency = k->platform_link_latency;
     c->sm_bandwidth = k->platform_sm_bandwidth;
     c->with_dma = strcmp(k->platform_copy_timing, "instant") != 0;
+    c->host_frames = host_frames_wanted(k);
     static const char *const arb[] = {"rr", "priority_l", "priority_s",
                                       "qos"};
     for (uint8_t i = 0; i < 4; i++)
@@ -529,6 +533,13 @@ static void wire_host(platform *p, sim_engine *eng, mem_pool *pool,
     hc.buffer = 64;
     mem_backing hb;
     dma_host_backing(&hb);
+    if (c->host_frames) {
+        /* Host frames: the window after the last GPU's memory. */
+        uint64_t base = (uint64_t)c->ngpus * c->gpu.mem_bytes;
+        host_frames_backing_init(&p->host_backing, &hb, p->global, base,
+                                 base + c->gpu.mem_bytes);
+        hb = host_frames_backing_of(&p->host_backing);
+    }
     p->host_mem = simplemem_new(platform_net_engine_(&p->parts, eng),
                                 "Host.Memory", &hc, pool, &hb, st);
     noc_attach(p->host_net, simplemem_port(p->host_mem), topo->host);
@@ -602,6 +613,14 @@ static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
             continue;
         noc_attach(p->host_net, dma_host(p->dmas[i]), topo.gpu[i]);
         dma_set_host_route(p->dmas[i], &to_host);
+        if (c->host_frames &&
+            host_frames_test_break != HOST_FRAMES_BREAK_UNWIRED) {
+            /* Parts homed in host frames leave by the RDMA engine's host
+            ** port, beside the DMA engine's (host_frames.h). */
+            rdma_engine *r = gpu_build_rdma(g);
+            noc_attach(p->host_net, rdma_host(r), topo.gpu[i]);
+            rdma_set_host(r, simplemem_port(p->host_mem), st);
+        }
     }
     if (host && !shared_topo && noc_route_compute(p->host_net))
         abort();
@@ -751,6 +770,7 @@ platform *platform_new(sim_engine *eng, const platform_config *cfg,
 {
     platform *p = MGS_NEW(platform);
     p->cfg = *cfg;
+    p->global = backing;
     const platform_config *c = &p->cfg;
     p->ngpu_models = c->type == PLATFORM_MONOLITHIC ? 1 : c->ngpus;
     p->gpus = mgs_xcalloc(p->ngpu_models, sizeof *p->gpus);

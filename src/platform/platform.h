@@ -86,6 +86,8 @@ typedef struct platform_config {
     uint64_t sm_bandwidth;    /* shared: total L2-to-memory bytes/s */
     bool with_dma;            /* DMA engines, host memory, host PCIe */
     bool copy_allocates_l2;   /* copies' device writes fill the L2 */
+    bool host_frames;         /* RDMA engines reach host frames over the host
+                                 link (memory.spill_ppm > 0, host_frames.h) */
     mgs_time host_latency;    /* host memory access, ps */
     /* PCIe scheduling of the host tree ([pcie] keys,
     ** docs/pcie-scheduling.md): pcie_arbitration PLATFORM_PCIE_RR (round

@@ -89,7 +89,8 @@ int mgs_devmem_init_paged(mgs_devmem *m, int num_gpus, uint64_t bytes_per_gpu,
     m->page_shift = shift;
     uint64_t frames = bytes_per_gpu >> shift;
     m->mem_per_gpu = frames << shift;
-    m->gpus = mgs_xcalloc((size_t)num_gpus, sizeof(mgs_devmem_gpu));
+    /* + 1: the host frames' pool (empty until enabled). */
+    m->gpus = mgs_xcalloc((size_t)num_gpus + 1, sizeof(mgs_devmem_gpu));
     for (int g = 0; g < num_gpus; g++) {
         m->gpus[g].total_frames = frames;
         /* Large and zero: the OS maps it lazily. */
@@ -141,7 +142,7 @@ void mgs_devmem_destroy(mgs_devmem *m)
     free(m->tables);
     free(m->alloc_end);
     free(m->allocs);
-    for (int g = 0; m->gpus && g < m->num_gpus; g++) {
+    for (int g = 0; m->gpus && g <= m->num_gpus; g++) {
         free(m->gpus[g].free_frames);
         free(m->gpus[g].refs);
     }
@@ -276,8 +277,18 @@ int mgs_devmem_alloc_range(mgs_devmem *m, int gpu, uint64_t size,
     return mgs_devmem_alloc_mapped(m, gpu, size, MGS_MAP_ALL, va_out);
 }
 
-int mgs_devmem_alloc_mapped(mgs_devmem *m, int gpu, uint64_t size,
-                            mgs_devmem_mapping how, uint64_t *va_out)
+/* Whether the application's page number k (counted over every
+** application allocation, mgs_devmem_alloc_app) goes to a host frame:
+** spill_ppm / 10^6 of them, spread evenly (docs/memory-management.md,
+** "Host frames"). */
+static bool page_spilled(const mgs_devmem *m, uint64_t k)
+{
+    uint64_t f = m->spill_ppm;
+    return (k + 1) * f / 1000000 > k * f / 1000000;
+}
+
+static int alloc_pages(mgs_devmem *m, int gpu, uint64_t size,
+                       mgs_devmem_mapping how, bool spill, uint64_t *va_out)
 {
     if (gpu >= m->num_gpus)
         return mgs_error_set(MGS_EINVAL, "malloc on GPU %d: only %d GPU(s)",
@@ -289,6 +300,21 @@ int mgs_devmem_alloc_mapped(mgs_devmem *m, int gpu, uint64_t size,
         return mgs_error_set(MGS_ENOMEM, "malloc of %llu bytes: too large",
                              (unsigned long long)size);
     uint64_t npages = (size + pmask) >> m->page_shift;
+    spill = spill && m->spill_ppm;
+    /* Pages each GPU (and the host frames) would give up to spilling. */
+    uint64_t spilled[MGS_DEVMEM_MAX_POOLS] = {0};
+    for (uint64_t i = 0; spill && i < npages; i++)
+        if (page_spilled(m, m->spill_seen + i)) {
+            spilled[mgs_devmem_page_gpu(m, gpu, i, npages)]++;
+            spilled[m->num_gpus]++;
+        }
+    if (spill && spilled[m->num_gpus] >
+                     gpu_free_frames(&m->gpus[m->num_gpus]))
+        return mgs_error_set(MGS_ENOMEM, "out of host frames: %llu pages to "
+                             "spill, %llu free",
+                             (unsigned long long)spilled[m->num_gpus],
+                             (unsigned long long)gpu_free_frames(
+                                 &m->gpus[m->num_gpus]));
     /* Check capacity first so a failed allocation changes nothing. */
     for (int g = 0; g < m->num_gpus; g++) {
         uint64_t need = 0;
@@ -302,6 +328,8 @@ int mgs_devmem_alloc_mapped(mgs_devmem *m, int gpu, uint64_t size,
         } else
             need = npages / (uint64_t)m->num_gpus +
                    ((uint64_t)g < npages % (uint64_t)m->num_gpus);
+        if (spill)
+            need -= spilled[g];
         if (need > gpu_free_frames(&m->gpus[g]))
             return mgs_error_set(
                 MGS_ENOMEM,
@@ -315,6 +343,8 @@ int mgs_devmem_alloc_mapped(mgs_devmem *m, int gpu, uint64_t size,
     uint64_t va = MGS_DEVMEM_VA_BASE + (first << m->page_shift);
     for (uint64_t i = 0; i < npages; i++) {
         int g = mgs_devmem_page_gpu(m, gpu, i, npages);
+        if (spill && page_spilled(m, m->spill_seen + i))
+            g = m->num_gpus;          /* a host frame */
         uint32_t f = frame_take(&m->gpus[g]);
         uint16_t refs = 0;
         for (int t = 0; t <= m->num_gpus; t++) {
@@ -339,8 +369,51 @@ int mgs_devmem_alloc_mapped(mgs_devmem *m, int gpu, uint64_t size,
     }
     m->allocs[m->nalloc++] = (mgs_devmem_alloc){
         .va = va, .size = size, .npages = npages, .gpu = gpu, .live = true};
+    if (spill)
+        m->spill_seen += npages;
     *va_out = va;
     return MGS_OK;
+}
+
+int mgs_devmem_alloc_mapped(mgs_devmem *m, int gpu, uint64_t size,
+                            mgs_devmem_mapping how, uint64_t *va_out)
+{
+    return alloc_pages(m, gpu, size, how, false, va_out);
+}
+
+int mgs_devmem_alloc_app(mgs_devmem *m, int gpu, uint64_t size,
+                         mgs_devmem_mapping how, uint64_t *va_out)
+{
+    return alloc_pages(m, gpu, size, how, true, va_out);
+}
+
+int mgs_devmem_enable_host_frames(mgs_devmem *m, uint32_t spill_ppm)
+{
+    if (spill_ppm > 500000)
+        return mgs_error_set(MGS_ECONFIG, "memory.spill_ppm = %u: must be "
+                             "0..500000", spill_ppm);
+    if (m->num_gpus + 1 > MGS_DEVMEM_MAX_POOLS)
+        return mgs_error_set(MGS_ECONFIG, "memory.spill_ppm: at most %d "
+                             "GPUs", MGS_DEVMEM_MAX_POOLS - 1);
+    mgs_devmem_gpu *h = &m->gpus[m->num_gpus];
+    if (!h->refs) {
+        /* The window after the last GPU's memory, as large as one GPU's:
+        ** physical address num_gpus * mem_per_gpu + frame * page_size. */
+        h->total_frames = m->mem_per_gpu >> m->page_shift;
+        h->refs = mgs_xcalloc(h->total_frames, sizeof(uint16_t));
+        uint64_t ndir = ((uint64_t)(m->num_gpus + 1) * m->mem_per_gpu +
+                         (1ull << DIR_SHIFT) - 1) >> DIR_SHIFT;
+        m->dir = mgs_xrealloc(m->dir, ndir * sizeof *m->dir);
+        memset(m->dir + m->ndir, 0, (ndir - m->ndir) * sizeof *m->dir);
+        m->ndir = ndir;
+    }
+    m->spill_ppm = spill_ppm;
+    return MGS_OK;
+}
+
+uint64_t mgs_devmem_host_frames_base(const mgs_devmem *m)
+{
+    return (uint64_t)m->num_gpus * m->mem_per_gpu;
 }
 
 /* Allocations are appended in VA order, so a binary search finds one. */
@@ -611,7 +684,9 @@ int mgs_devmem_phys_write(mgs_devmem *m, uint64_t pa, const void *src,
         size_t chunk = block_run(pa, n);
         uint64_t g = pa / m->mem_per_gpu;
         uint64_t f = (pa - g * m->mem_per_gpu) >> m->page_shift;
-        if (g >= (uint64_t)m->num_gpus || !m->gpus[g].refs[f])
+        if (g > (uint64_t)m->num_gpus ||
+            (g == (uint64_t)m->num_gpus && f >= m->gpus[g].total_frames) ||
+            !m->gpus[g].refs[f])
             return mgs_error_set(MGS_EFAULT, "DRAM write to unmapped "
                                  "physical address 0x%llx",
                                  (unsigned long long)pa);

@@ -65,6 +65,7 @@
 #define MGS_DEVMEM_BLOCK (1u << MGS_DEVMEM_BLOCK_SHIFT)
 #define MGS_DEVMEM_VA_BASE 0x100000000ull
 #define MGS_DEVMEM_HOST (-2)       /* table id of the host's page table */
+#define MGS_DEVMEM_MAX_POOLS 17    /* frame pools: 16 GPUs + host frames */
 
 /* One table's mapping of one virtual page. */
 typedef struct mgs_devmem_pte {
@@ -124,7 +125,11 @@ typedef struct mgs_devmem {
     uint64_t page_size;             /* bytes: 4 KiB, 64 KiB or 2 MiB */
     unsigned page_shift;
     uint64_t mem_per_gpu;           /* bytes of physical memory per GPU */
-    mgs_devmem_gpu *gpus;           /* num_gpus entries (owned) */
+    mgs_devmem_gpu *gpus;           /* num_gpus + 1 entries, the last the
+                                       host frames (owned) */
+    uint32_t spill_ppm;             /* application pages spilled to host
+                                       frames, per million */
+    uint64_t spill_seen;            /* application pages allocated so far */
     mgs_devmem_table *tables;       /* num_gpus + 1 (last: host) (owned) */
     uint64_t *alloc_end;            /* [pte_cap] per virtual page (owned) */
     uint64_t npte, pte_cap;         /* virtual pages in use (bump) / capacity */
@@ -199,6 +204,20 @@ typedef enum mgs_devmem_mapping {
 } mgs_devmem_mapping;
 int mgs_devmem_alloc_mapped(mgs_devmem *m, int gpu, uint64_t size,
                             mgs_devmem_mapping how, uint64_t *va_out);
+/* The same for the application's buffers (mgs_malloc): with host frames
+** enabled, spill_ppm / 10^6 of the application's pages (counted over all
+** its allocations, page k when floor((k+1) f) > floor(k f)) take a host
+** frame instead of their GPU's. */
+int mgs_devmem_alloc_app(mgs_devmem *m, int gpu, uint64_t size,
+                         mgs_devmem_mapping how, uint64_t *va_out);
+/* Host frames (docs/memory-management.md, "Host frames"): a pool of
+** frames in host memory, physical addresses [num_gpus * mem_per_gpu,
+** (num_gpus + 1) * mem_per_gpu) (frame "GPU" num_gpus in the page
+** tables), reached by the GPUs over their host link; spill_ppm (0..500000)
+** of the application's pages go there. MGS_ECONFIG if out of range. */
+int mgs_devmem_enable_host_frames(mgs_devmem *m, uint32_t spill_ppm);
+/* The first physical address of the host frames. */
+uint64_t mgs_devmem_host_frames_base(const mgs_devmem *m);
 int mgs_devmem_free_range(mgs_devmem *m, uint64_t va);
 /* Bytes requested by the live allocation starting at va, or 0. */
 uint64_t mgs_devmem_alloc_size(mgs_devmem *m, uint64_t va);

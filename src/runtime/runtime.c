@@ -55,6 +55,7 @@
 #include "gpu/cu.h"
 #include "mgsim/errors.h"
 #include "platform/gpu_build.h"
+#include "platform/host_frames.h"
 #include "runtime/devmem.h"
 #include "runtime/hostcall.h"
 #include "runtime/record.h"
@@ -294,6 +295,12 @@ int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out)
     if (!rc && o->config && o->num_gpus > 1 &&
         !strncmp(o->config->coherence_protocol, "carve-", 6))
         rc = mgs_devmem_reserve_top(&rt->mem, o->config->carve_rdc_size);
+    /* Host frames: memory.spill_ppm of the application's pages. */
+    if (!rc && host_frames_wanted(o->config) &&
+        !(rc = host_frames_check(o->config, o->num_gpus,
+                                 o->mode == MGS_MODE_TIMING)))
+        rc = mgs_devmem_enable_host_frames(
+            &rt->mem, (uint32_t)o->config->memory_spill_ppm);
     if (rc) {
         mgs_devmem_destroy(&rt->mem);
         free(rt);
@@ -399,7 +406,7 @@ int mgs_malloc(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out)
     if (rt->rec && gpu >= 0)
         gpu += rt->rec->gpu;
     mgs_devmem_mapping how = buffer_mapping(rt, gpu, false);
-    int rc = mgs_devmem_alloc_mapped(&rt->mem, gpu, size, how, out);
+    int rc = mgs_devmem_alloc_app(&rt->mem, gpu, size, how, out);
     /* pasi: resident pages start as large pieces, one TLB entry each
     ** (docs/memory-management.md). */
     const mgs_config *k = rt->opt.config;
@@ -1729,7 +1736,8 @@ static int async_copy(mgs_rt *rt, uint32_t stream, mgs_timing_copy_kind kind,
     /* monolithic: every GPU index is the one GPU model (one queue) */
     if (!strcmp(platform_name(rt), "monolithic") && rt->opt.num_gpus > 1)
         gpu = -1;
-    if (!host_copies_timed(rt) || rt->rec || gpu < 0 || gpu >= 16) {
+    if (!host_copies_timed(rt) || rt->rec || gpu < 0 || gpu >= 16 ||
+        gpu >= rt->opt.num_gpus /* host frames */) {
         /* not timed, or spread over GPUs: a synchronous copy */
         return kind == MGS_TIMING_H2D
                    ? mgs_memcpy_h2d(rt, dst, (const void *)(uintptr_t)src, n)

@@ -817,6 +817,10 @@ static int dev_phys(mgs_timing *t, uint64_t va, uint64_t *pa, int *gpu)
                                        (unsigned long long)va);
     }
     *gpu = (int)(*pa / t->mem_per_gpu);
+    /* A host frame (memory.spill_ppm, platform/host_frames.h): GPU 0's
+    ** DMA engine carries it, through its RDMA engine and the host link. */
+    if (*gpu >= t->mem->num_gpus)
+        *gpu = 0;
     return MGS_OK;
 }
 

@@ -7,12 +7,12 @@
 # tests are clean under carve-swc and carve-hwc with threads on one GPU and
 # across 2 GPUs (MP across 4), where the NUMA-GPU baseline shows MP's stale
 # read (kernel-boundary coherence only); the preset
-# runs; same configuration, same statistics; the carve-main study runs at
-# --size small; bad settings end with one error line and exit 2. The
+# runs; same configuration, same statistics; the carve-main, carve-wb and
+# carve-capacity studies run at --size small; bad settings (and host frames
+# where there is no host route) end with one error line and exit 2. The
 # write-back RDC (carve.rdc_write = back): the CARVE stand-ins verify under
 # carve-swc on 2 and 4 GPUs with lines written back at kernel end, the
-# fenced litmus tests across GPUs are clean, carve-hwc refuses it, and the
-# carve-wb study runs at --size small.
+# fenced litmus tests across GPUs are clean, carve-hwc refuses it.
 #
 # Runs the optimised binary ($MGSIM_BUILD/../mgsim) when it exists (about
 # 100 s for the ~250 runs); under the sanitizers only a subset.
@@ -138,5 +138,16 @@ if [ -z "$subset" ]; then
     expect_in "$OUT" "21 points: 21 run, 0 reused, 0 failed, 0 missing"
     grep -q '^| swc-wb geomean | 1 |' "$TMP/wb/report.md" ||
         fail "carve-wb: no paper row"
+    # Table V(b): pages spilled to host frames (memory.spill_ppm).
+    "$bin" study carve-capacity --size small --out "$TMP/c" -j 2 --quiet \
+        >"$OUT" 2>"$ERR" || fail "carve-capacity exited $?"
+    expect_in "$OUT" "35 points: 35 run, 0 reused, 0 failed, 0 missing"
+    [ -s "$TMP/c/carve-capacity.png" ] || fail "carve-capacity figure"
 fi
+
+# Host frames need the RDMA engines' host route: refused elsewhere.
+expect_exit 2 "$bin" run vecadd --mode timing --gpus 2 --size small --quiet \
+    --db "$TMP/e.db" --platform shared --set memory.spill_ppm=15000
+expect_one_error_line
+expect_in "$ERR" "memory.spill_ppm"
 echo ok

@@ -491,7 +491,10 @@ static void take_request(rdc_agent *a, mem_msg *m)
         forward(a, r, a->memory);
         return;
     }
-    if (read && !a->tags.sets) {       /* no RDC: straight to the home */
+    /* No RDC, or a host frame (memory.spill_ppm: never RDC-cached, as
+    ** the paper's system memory, footnote 2): straight to the home. */
+    if (read && (!a->tags.sets || m->addr >= (uint64_t)a->cv->sys.ngpus *
+                                                 a->cv->sys.mem_per_gpu)) {
         rdc_rec *r = rec_get(a, m, REC_FORWARD);
         inc(a, ST_REMOTE_READS);
         forward(a, r, a->remote);
