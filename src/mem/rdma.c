@@ -96,6 +96,8 @@ static const char *const stat_names[ST_COUNT] = {
 enum { HST_PARTS, HST_BYTES_OUT, HST_BYTES_IN, RDMA_HOST_ST_COUNT };
 static const char *const host_stat_names[RDMA_HOST_ST_COUNT] = {
     "host_parts", "host_bytes_out", "host_bytes_in"};
+static const char *const host_stat_units[RDMA_HOST_ST_COUNT] = {
+    "count", "bytes", "bytes"};
 
 struct rdma_engine {
     sim_comp base;             /* first */
@@ -959,10 +961,9 @@ void rdma_set_host(rdma_engine *r, sim_port *host_memory,
 {
     r->host_mem = host_memory;
     for (int i = 0; stats && i < RDMA_HOST_ST_COUNT; i++)
-        r->host_st[i] = stat_counter_add(
-            stats, r->base.name, host_stat_names[i],
-            strncmp(host_stat_names[i], "host_bytes", 10) ? "count"
-                                                          : "bytes");
+        r->host_st[i] = stat_counter_add(stats, r->base.name,
+                                         host_stat_names[i],
+                                         host_stat_units[i]);
 }
 
 void rdma_set_home_map(rdma_engine *r, rdma_home_fn fn, void *ud)
