@@ -142,7 +142,7 @@ if [ -z "$subset" ]; then
     # Table V(b): pages spilled to host frames (memory.spill_ppm).
     "$bin" study carve-capacity --size small --out "$TMP/c" -j 2 --quiet \
         >"$OUT" 2>"$ERR" || fail "carve-capacity exited $?"
-    expect_in "$OUT" "35 points: 35 run, 0 reused, 0 failed, 0 missing"
+    expect_in "$OUT" "63 points: 63 run, 0 reused, 0 failed, 0 missing"
     [ -s "$TMP/c/carve-capacity.png" ] || fail "carve-capacity figure"
 fi
 
