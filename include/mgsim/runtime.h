@@ -30,6 +30,13 @@ typedef struct mgs_rt_options {
     const char *platform;        /* "discrete", "unified", ... (NULL: discrete) */
     const struct mgs_config *config; /* effective configuration (may be NULL) */
     struct stat_registry *stats; /* where statistics go (may be NULL) */
+    /* memory.spill_choice = coldest: bytes accessed per application page
+    ** by a profile pass of the same workload (mgs_rt_heat), spill_heat_pages
+    ** of them (borrowed for mgs_rt_new); record_heat: count them in this
+    ** run (docs/memory-management.md "Host frames"). */
+    const uint64_t *spill_heat;
+    uint64_t spill_heat_pages;
+    bool record_heat;
 } mgs_rt_options;
 
 /* Fills defaults: emu, 1 GPU, 4 GiB per GPU, discrete. */
@@ -43,6 +50,9 @@ int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out);
 int mgs_rt_check(const mgs_rt_options *o, uint64_t device_bytes);
 void mgs_rt_free(mgs_rt *rt);
 int mgs_rt_num_gpus(const mgs_rt *rt);
+/* With record_heat: bytes the GPUs accessed per application page so far
+** (*pages of them, valid until the runtime changes); NULL otherwise. */
+const uint64_t *mgs_rt_heat(const mgs_rt *rt, uint64_t *pages);
 /* Compute units per GPU of the configuration (gpu.num_cus; the keys.def
 ** default without a configuration). */
 int mgs_rt_num_cus(const mgs_rt *rt);

@@ -13,9 +13,11 @@
 #include "cli/options.h"
 #include "mgsim/errors.h"
 #include "mgsim/runtime.h"
+#include "util/xmalloc.h"
 #include "workloads/workload.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,6 +233,52 @@ static void live_progress(mgs_rt *rt, const mgs_rt_progress *r, void *user)
     cli_progress_update(ls->p, r->sim_time_ps, r->wf_insts, -1);
 }
 
+/* memory.spill_choice = coldest (docs/memory-management.md "Host
+** frames"): the heat profile of the run, from an emu-mode pass of the
+** same workload, inputs and configuration with nothing spilled: bytes
+** the GPUs accessed per application page (*heat: the caller frees it;
+** NULL when the run spills evenly or nothing). The application's pages
+** are numbered in allocation order, which is host code and the same in
+** both modes. */
+static int heat_profile(const cli_workload_opts *o, const mgs_config *cfg,
+                        const mgs_workload *wl, const wl_args *args,
+                        uint64_t **heat, uint64_t *pages)
+{
+    *heat = NULL;
+    *pages = 0;
+    if (!cfg || !cfg->memory_spill_ppm ||
+        strcmp(cfg->memory_spill_choice, "coldest"))
+        return MGS_OK;
+    mgs_config *emu = mgs_xmalloc(sizeof *emu);
+    *emu = *cfg;
+    int rc = mgs_config_set(emu, "sim.mode=emu", "spill_choice");
+    if (!rc)
+        rc = mgs_config_set(emu, "memory.spill_ppm=0", "spill_choice");
+    wl_args a = *args;
+    mgs_rt_options ro;
+    run_setup(o, emu, NULL, &a, &ro);
+    a.verbose = false;
+    ro.record_heat = true;
+    mgs_rt *rt = NULL;
+    if (!rc)
+        rc = mgs_rt_new(&ro, &rt);
+    if (!rc && (rc = wl->run(rt, &a)) != MGS_OK) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", mgs_error_msg());
+        rc = mgs_error_set(rc, "memory.spill_choice = coldest: the emu "
+                           "profile pass of %s failed: %s", wl->name, why);
+    }
+    if (!rc) {
+        const uint64_t *h = mgs_rt_heat(rt, pages);
+        *heat = mgs_xcalloc(*pages ? *pages : 1, sizeof **heat);
+        if (*pages)
+            memcpy(*heat, h, *pages * sizeof **heat);
+    }
+    mgs_rt_free(rt);
+    free(emu);
+    return rc;
+}
+
 int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
                      stat_registry *stats, cli_progress *progress,
                      cli_run_result *out)
@@ -242,10 +290,19 @@ int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
         return rc;
     mgs_rt_options ro;
     run_setup(o, cfg, stats, &args, &ro);
+    uint64_t *heat = NULL, heat_pages = 0;
+    if ((rc = heat_profile(o, cfg, wl, &args, &heat, &heat_pages)))
+        return rc;
+    ro.spill_heat = heat;
+    ro.spill_heat_pages = heat_pages;
     mgs_rt *rt = NULL;
     rc = mgs_rt_new(&ro, &rt);
+    free(heat);
     if (rc != MGS_OK)
         return rc;
+    if (ro.spill_heat)
+        stat_value_add(stats, "run", "spill_profile_pages",
+                       (double)heat_pages, "count");
     /* Workloads do not know their total work in advance, so the line shows
     ** work done and speed, refreshed after each kernel launch and, in
     ** timing mode, from inside the engine with the running kernel's

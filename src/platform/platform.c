@@ -78,6 +78,7 @@ void platform_config_default(platform_config *c)
     gpu_build_config_default(&c->gpu);
     c->net = PLATFORM_NET_PCIE;
     c->pcie_version = 3;                 /* seed 002 Table 5.1 */
+    c->pcie_gpus_per_switch = 2;         /* seed 002 Fig. 4.7 */
     c->link_bw = 16000000000ull;         /* seed 002 Table 5.1 */
     c->link_latency = 100 * MGS_PS_PER_NS; /* assumed: docs/noc.md */
     c->sm_bandwidth = 1000000000000ull;  /* seed 000 §4.1: 1 TB/s */
@@ -116,6 +117,13 @@ static void rdma_config_from(rdma_config *r, const mgs_config *k)
     r->xbar_ports = (uint32_t)k->rdma_xbar_ports;
 }
 
+void platform_pcie_cfg(const platform_config *c, uint32_t gpus,
+                       noc_pcie_cfg *pc)
+{
+    noc_pcie_cfg_default(pc, c->pcie_version, gpus);
+    pc->gpus_per_switch = c->pcie_gpus_per_switch;
+}
+
 bool platform_has_host_link(const platform_config *c)
 {
     return c->type != PLATFORM_SHARED;
@@ -150,6 +158,7 @@ void platform_config_from(platform_config *c, const mgs_config *k)
     c->net = strcmp(k->platform_interconnect, "links") ? PLATFORM_NET_PCIE
                                                        : PLATFORM_NET_LINKS;
     c->pcie_version = k->platform_pcie_version;
+    c->pcie_gpus_per_switch = (uint32_t)k->platform_pcie_gpus_per_switch;
     c->link_bw = k->platform_inter_gpu_bw;
     c->link_latency = k->platform_link_latency;
     c->sm_bandwidth = k->platform_sm_bandwidth;
@@ -390,7 +399,7 @@ static void wire_rdma(platform *p, sim_engine *eng, stat_registry *st,
                              st, 16);
         pcie_priority_setup(p, p->net);
         noc_pcie_cfg pc;
-        noc_pcie_cfg_default(&pc, c->pcie_version, c->ngpus);
+        platform_pcie_cfg(c, c->ngpus, &pc);
         rc = noc_build_pcie(p->net, &pc, &topo);
     } else {
         p->net = noc_net_new(platform_net_engine_(&p->parts, eng), "Links",
@@ -558,7 +567,7 @@ static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
     if (platform_host_link_bw(c, &host_bw))
         abort();              /* validated */
     noc_pcie_cfg pc;
-    noc_pcie_cfg_default(&pc, c->pcie_version, n);
+    platform_pcie_cfg(c, n, &pc);
     pc.bandwidth = host_bw;
     bool host = platform_has_host_link(c);
     noc_topo topo;
@@ -720,7 +729,7 @@ static void wire_iommu(platform *p, sim_engine *eng, mem_pool *pool,
         topo = p->host_topo;
     } else {
         noc_pcie_cfg pc;
-        noc_pcie_cfg_default(&pc, c->pcie_version, p->ngpu_models);
+        platform_pcie_cfg(c, p->ngpu_models, &pc);
         net = p->iommu_net = noc_net_new(eng, "IOMMUPCIe", st, 16);
         if (noc_build_pcie(net, &pc, &topo))
             abort();          /* validated: version 3..6 */

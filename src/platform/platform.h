@@ -58,6 +58,7 @@
 #include "coh/coh.h"
 #include "mem/dma.h"
 #include "noc/noc.h"
+#include "noc/topo.h"
 #include "um/um.h"
 #include "platform/gpu_build.h"
 
@@ -81,6 +82,9 @@ typedef struct platform_config {
     gpu_build_config gpu;     /* one GPU; mem_bytes is per GPU */
     platform_net net;
     int pcie_version;         /* 3..6 (PCIe tree) */
+    uint32_t pcie_gpus_per_switch; /* GPUs below each switch of every PCIe
+                                 tree (RDMA and host trees): 2 = seed 002's
+                                 tree, 1 = a link of its own per GPU */
     uint64_t link_bw;         /* bytes/s per direction (links) */
     mgs_time link_latency;    /* ps (links) */
     uint64_t sm_bandwidth;    /* shared: total L2-to-memory bytes/s */
@@ -133,6 +137,11 @@ int platform_config_validate(const platform_config *c);
 /* The host link's per-direction bandwidth (bytes/s) in *bw: MGS_OK, or
 ** MGS_ECONFIG naming platform.host_link. */
 int platform_host_link_bw(const platform_config *c, uint64_t *bw);
+/* The PCIe tree of `gpus` GPUs the platform builds (RDMA tree with
+** interconnect = pcie, host tree, IOMMU tree): pcie_version's links,
+** pcie_gpus_per_switch GPUs per switch. */
+void platform_pcie_cfg(const platform_config *c, uint32_t gpus,
+                       noc_pcie_cfg *pc);
 /* Whether host copies cross a host link (false on shared: the CPU and
 ** the GPUs share one memory, seed 000 §5). */
 bool platform_has_host_link(const platform_config *c);

@@ -147,6 +147,9 @@ void mgs_devmem_destroy(mgs_devmem *m)
         free(m->gpus[g].refs);
     }
     free(m->gpus);
+    free(m->spill_pick);
+    free(m->heat);
+    free(m->vpage_app);
     memset(m, 0, sizeof *m);
 }
 
@@ -268,6 +271,8 @@ static void ensure_vpages(mgs_devmem *m, uint64_t need)
         m->tables[t].ptes = mgs_xrealloc(m->tables[t].ptes,
                                          cap * sizeof(mgs_devmem_pte));
     m->alloc_end = mgs_xrealloc(m->alloc_end, cap * sizeof *m->alloc_end);
+    if (m->heat)
+        m->vpage_app = mgs_xrealloc(m->vpage_app, cap * sizeof *m->vpage_app);
     m->pte_cap = cap;
 }
 
@@ -279,12 +284,36 @@ int mgs_devmem_alloc_range(mgs_devmem *m, int gpu, uint64_t size,
 
 /* Whether the application's page number k (counted over every
 ** application allocation, mgs_devmem_alloc_app) goes to a host frame:
-** spill_ppm / 10^6 of them, spread evenly (docs/memory-management.md,
-** "Host frames"). */
+** spill_ppm / 10^6 of them, spread evenly or the coldest
+** (docs/memory-management.md, "Host frames"). */
 static bool page_spilled(const mgs_devmem *m, uint64_t k)
 {
+    if (m->spill_pick)
+        return k < m->spill_pick_n && m->spill_pick[k];
     uint64_t f = m->spill_ppm;
     return (k + 1) * f / 1000000 > k * f / 1000000;
+}
+
+/* Heat recording: application pages first..first+npages-1 are virtual
+** pages vfirst..; the runtime's own allocations (app = false) count
+** nowhere. */
+static void heat_map(mgs_devmem *m, uint64_t vfirst, uint64_t npages,
+                     bool app)
+{
+    if (!m->heat)
+        return;
+    uint64_t first = m->app_pages, need = first + (app ? npages : 0);
+    if (need > m->heat_cap) {
+        uint64_t cap = m->heat_cap ? m->heat_cap : 1024;
+        while (cap < need)
+            cap *= 2;
+        m->heat = mgs_xrealloc(m->heat, cap * sizeof *m->heat);
+        memset(m->heat + m->heat_cap, 0,
+               (cap - m->heat_cap) * sizeof *m->heat);
+        m->heat_cap = cap;
+    }
+    for (uint64_t i = 0; i <= npages; i++) /* + the guard page */
+        m->vpage_app[vfirst + i] = app && i < npages ? first + i + 1 : 0;
 }
 
 static int alloc_pages(mgs_devmem *m, int gpu, uint64_t size,
@@ -300,11 +329,12 @@ static int alloc_pages(mgs_devmem *m, int gpu, uint64_t size,
         return mgs_error_set(MGS_ENOMEM, "malloc of %llu bytes: too large",
                              (unsigned long long)size);
     uint64_t npages = (size + pmask) >> m->page_shift;
+    bool app = spill;
     spill = spill && m->spill_ppm;
     /* Pages each GPU (and the host frames) would give up to spilling. */
     uint64_t spilled[MGS_DEVMEM_MAX_POOLS] = {0};
     for (uint64_t i = 0; spill && i < npages; i++)
-        if (page_spilled(m, m->spill_seen + i)) {
+        if (page_spilled(m, m->app_pages + i)) {
             spilled[mgs_devmem_page_gpu(m, gpu, i, npages)]++;
             spilled[m->num_gpus]++;
         }
@@ -343,7 +373,7 @@ static int alloc_pages(mgs_devmem *m, int gpu, uint64_t size,
     uint64_t va = MGS_DEVMEM_VA_BASE + (first << m->page_shift);
     for (uint64_t i = 0; i < npages; i++) {
         int g = mgs_devmem_page_gpu(m, gpu, i, npages);
-        if (spill && page_spilled(m, m->spill_seen + i))
+        if (spill && page_spilled(m, m->app_pages + i))
             g = m->num_gpus;          /* a host frame */
         uint32_t f = frame_take(&m->gpus[g]);
         uint16_t refs = 0;
@@ -362,6 +392,7 @@ static int alloc_pages(mgs_devmem *m, int gpu, uint64_t size,
         m->tables[t].ptes[first + npages] = (mgs_devmem_pte){.gpu = -1};
     m->alloc_end[first + npages] = 0;
     m->npte = first + npages + 1;
+    heat_map(m, first, npages, app);
 
     if (m->nalloc == m->alloc_cap) {
         m->alloc_cap = m->alloc_cap ? m->alloc_cap * 2 : 64;
@@ -369,8 +400,8 @@ static int alloc_pages(mgs_devmem *m, int gpu, uint64_t size,
     }
     m->allocs[m->nalloc++] = (mgs_devmem_alloc){
         .va = va, .size = size, .npages = npages, .gpu = gpu, .live = true};
-    if (spill)
-        m->spill_seen += npages;
+    if (app)
+        m->app_pages += npages;
     *va_out = va;
     return MGS_OK;
 }
@@ -409,6 +440,60 @@ int mgs_devmem_enable_host_frames(mgs_devmem *m, uint32_t spill_ppm)
     }
     m->spill_ppm = spill_ppm;
     return MGS_OK;
+}
+
+typedef struct page_heat {
+    uint64_t heat, page;
+} page_heat;
+
+static int colder(const void *a, const void *b)
+{
+    const page_heat *x = a, *y = b;
+    if (x->heat != y->heat)
+        return x->heat < y->heat ? -1 : 1;
+    return x->page < y->page ? -1 : x->page > y->page;
+}
+
+void mgs_devmem_spill_coldest(mgs_devmem *m, const uint64_t *heat,
+                              uint64_t pages)
+{
+    free(m->spill_pick);
+    m->spill_pick = mgs_xcalloc(pages ? pages : 1, 1);
+    m->spill_pick_n = pages;
+    page_heat *order = mgs_xcalloc(pages ? pages : 1, sizeof *order);
+    for (uint64_t k = 0; k < pages; k++)
+        order[k] = (page_heat){.heat = heat[k], .page = k};
+    qsort(order, pages, sizeof *order, colder);
+    uint64_t n = pages * m->spill_ppm / 1000000;
+    for (uint64_t i = 0; i < n; i++)
+        m->spill_pick[order[i].page] = 1;
+    free(order);
+}
+
+void mgs_devmem_record_heat(mgs_devmem *m)
+{
+    if (m->heat)
+        return;
+    m->heat_cap = 1024;
+    m->heat = mgs_xcalloc(m->heat_cap, sizeof *m->heat);
+    m->vpage_app = mgs_xcalloc(m->pte_cap ? m->pte_cap : 1,
+                               sizeof *m->vpage_app);
+}
+
+const uint64_t *mgs_devmem_heat(const mgs_devmem *m, uint64_t *pages)
+{
+    *pages = m->heat ? m->app_pages : 0;
+    return m->heat;
+}
+
+/* Heat recording: n bytes a GPU accessed at va. */
+static void heat_note(mgs_devmem *m, int gpu, uint64_t va, size_t n)
+{
+    if (gpu == MGS_DEVMEM_HOST || va < MGS_DEVMEM_VA_BASE)
+        return;
+    uint64_t vpn = (va - MGS_DEVMEM_VA_BASE) >> m->page_shift;
+    if (vpn < m->npte && m->vpage_app[vpn])
+        m->heat[m->vpage_app[vpn] - 1] += n;
 }
 
 uint64_t mgs_devmem_host_frames_base(const mgs_devmem *m)
@@ -1005,6 +1090,8 @@ static int view_read(void *v, uint64_t addr, void *dst, size_t n)
 {
     const mgs_devmem_view *w = v;
     mgs_devmem_table *t = table_of(w->mem, w->gpu);
+    if (w->mem->heat)
+        heat_note(w->mem, w->gpu, addr, n);
     return t ? read_table(w->mem, t, addr, dst, n, !w->page_bounds)
              : fault(w->mem, addr, n, false);
 }
@@ -1013,6 +1100,8 @@ static int view_write(void *v, uint64_t addr, const void *src, size_t n)
 {
     const mgs_devmem_view *w = v;
     mgs_devmem_table *t = table_of(w->mem, w->gpu);
+    if (w->mem->heat)
+        heat_note(w->mem, w->gpu, addr, n);
     return t ? write_table(w->mem, t, addr, src, n, !w->page_bounds)
              : fault(w->mem, addr, n, true);
 }
@@ -1022,6 +1111,8 @@ static int view_atomic(void *v, uint64_t addr, unsigned op, unsigned size,
 {
     const mgs_devmem_view *w = v;
     mgs_devmem_table *t = table_of(w->mem, w->gpu);
+    if (w->mem->heat)
+        heat_note(w->mem, w->gpu, addr, size);
     if (!t)
         return fault(w->mem, addr, size, true);
     return atomic_table(w->mem, t, addr, op, size, src, cmp, old,
@@ -1043,6 +1134,9 @@ static uint8_t *view_span(void *v, uint64_t addr, size_t n, bool write)
         (!w->page_bounds && addr + n > end))
         return NULL;
     uint8_t *b = write ? block_get(w->mem, pa) : block_peek(w->mem, pa);
+    /* NULL sends the caller to view_read, which counts the bytes. */
+    if (b && w->mem->heat)
+        heat_note(w->mem, w->gpu, addr, n);
     return b ? b + (pa & BLOCK_MASK) : NULL;
 }
 

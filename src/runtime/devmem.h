@@ -129,7 +129,17 @@ typedef struct mgs_devmem {
                                        host frames (owned) */
     uint32_t spill_ppm;             /* application pages spilled to host
                                        frames, per million */
-    uint64_t spill_seen;            /* application pages allocated so far */
+    uint64_t app_pages;             /* application pages allocated so far */
+    /* memory.spill_choice = coldest: spill_pick[k] = 1 when application
+    ** page k spills ([spill_pick_n], owned); NULL: spread evenly. */
+    uint8_t *spill_pick;
+    uint64_t spill_pick_n;
+    /* Heat recording (mgs_devmem_record_heat): bytes the GPUs accessed per
+    ** application page ([heat_cap], owned) and the application page + 1
+    ** of each virtual page, 0 for the runtime's ([pte_cap], owned); NULL
+    ** when off. */
+    uint64_t *heat, heat_cap;
+    uint64_t *vpage_app;
     mgs_devmem_table *tables;       /* num_gpus + 1 (last: host) (owned) */
     uint64_t *alloc_end;            /* [pte_cap] per virtual page (owned) */
     uint64_t npte, pte_cap;         /* virtual pages in use (bump) / capacity */
@@ -206,8 +216,9 @@ int mgs_devmem_alloc_mapped(mgs_devmem *m, int gpu, uint64_t size,
                             mgs_devmem_mapping how, uint64_t *va_out);
 /* The same for the application's buffers (mgs_malloc): with host frames
 ** enabled, spill_ppm / 10^6 of the application's pages (counted over all
-** its allocations, page k when floor((k+1) f) > floor(k f)) take a host
-** frame instead of their GPU's. */
+** its allocations, page k when floor((k+1) f) > floor(k f), or the
+** coldest of a profile: mgs_devmem_spill_coldest) take a host frame
+** instead of their GPU's. */
 int mgs_devmem_alloc_app(mgs_devmem *m, int gpu, uint64_t size,
                          mgs_devmem_mapping how, uint64_t *va_out);
 /* Host frames (docs/memory-management.md, "Host frames"): a pool of
@@ -216,6 +227,21 @@ int mgs_devmem_alloc_app(mgs_devmem *m, int gpu, uint64_t size,
 ** tables), reached by the GPUs over their host link; spill_ppm (0..500000)
 ** of the application's pages go there. MGS_ECONFIG if out of range. */
 int mgs_devmem_enable_host_frames(mgs_devmem *m, uint32_t spill_ppm);
+/* memory.spill_choice = coldest (docs/memory-management.md "Host
+** frames"): of the `pages` application pages heat describes, the
+** floor(pages * spill_ppm / 10^6) with the least heat (ties: the lower
+** page number, i.e. the lower address) spill, instead of the evenly
+** spread ones; pages past the profile do not. After
+** mgs_devmem_enable_host_frames, before any application allocation. */
+void mgs_devmem_spill_coldest(mgs_devmem *m, const uint64_t *heat,
+                              uint64_t pages);
+/* Heat recording (the profile pass of spill_choice = coldest): from now
+** on every GPU view's read, write, atomic or span adds its bytes to its
+** application page's count. Before any allocation. */
+void mgs_devmem_record_heat(mgs_devmem *m);
+/* The counts so far, one per application page (*pages of them; NULL
+** when not recording). */
+const uint64_t *mgs_devmem_heat(const mgs_devmem *m, uint64_t *pages);
 /* The first physical address of the host frames. */
 uint64_t mgs_devmem_host_frames_base(const mgs_devmem *m);
 int mgs_devmem_free_range(mgs_devmem *m, uint64_t va);

@@ -301,6 +301,19 @@ int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out)
                                  o->mode == MGS_MODE_TIMING)))
         rc = mgs_devmem_enable_host_frames(
             &rt->mem, (uint32_t)o->config->memory_spill_ppm);
+    if (!rc && host_frames_wanted(o->config) &&
+        !strcmp(o->config->memory_spill_choice, "coldest")) {
+        if (o->spill_heat)
+            mgs_devmem_spill_coldest(&rt->mem, o->spill_heat,
+                                     o->spill_heat_pages);
+        else
+            rc = mgs_error_set(MGS_ECONFIG, "memory.spill_choice = coldest "
+                               "needs a heat profile, which only `mgsim "
+                               "run`, `sweep` and `study` make (an emu "
+                               "pass of the workload first)");
+    }
+    if (!rc && o->record_heat)
+        mgs_devmem_record_heat(&rt->mem);
     if (rc) {
         mgs_devmem_destroy(&rt->mem);
         free(rt);
@@ -360,6 +373,11 @@ void mgs_rt_free(mgs_rt *rt)
     mgs_devmem_destroy(&rt->mem);
     free(rt->gpu_wgs);
     free(rt);
+}
+
+const uint64_t *mgs_rt_heat(const mgs_rt *rt, uint64_t *pages)
+{
+    return mgs_devmem_heat(&rt->mem, pages);
 }
 
 int mgs_rt_num_gpus(const mgs_rt *rt)

@@ -12,7 +12,8 @@
 # where there is no host route) end with one error line and exit 2. The
 # write-back RDC (carve.rdc_write = back): the CARVE stand-ins verify under
 # carve-swc on 2 and 4 GPUs with lines written back at kernel end, the
-# fenced litmus tests across GPUs are clean, carve-hwc refuses it.
+# fenced litmus tests across GPUs are clean, carve-hwc refuses it. Host
+# frames' memory.spill_choice = coldest verifies and spills colder pages.
 #
 # Runs the optimised binary ($MGSIM_BUILD/../mgsim) when it exists (about
 # 100 s for the ~250 runs); under the sanitizers only a subset.
@@ -141,9 +142,27 @@ if [ -z "$subset" ]; then
     # Table V(b): pages spilled to host frames (memory.spill_ppm).
     "$bin" study carve-capacity --size small --out "$TMP/c" -j 2 --quiet \
         >"$OUT" 2>"$ERR" || fail "carve-capacity exited $?"
-    expect_in "$OUT" "35 points: 35 run, 0 reused, 0 failed, 0 missing"
+    expect_in "$OUT" "63 points: 63 run, 0 reused, 0 failed, 0 missing"
     [ -s "$TMP/c/carve-capacity.png" ] || fail "carve-capacity figure"
 fi
+
+# memory.spill_choice = coldest: an emu pass profiles the run, the timing
+# run still verifies and sends fewer parts to host memory than the even
+# spread of the same share.
+for c in even coldest; do
+    "$bin" run lulesh --preset carve --size small --quiet \
+        --set gpu.page_size=4KB --set memory.spill_ppm=125000 \
+        --set memory.spill_choice=$c --db "$TMP/sp-$c.db" ||
+        fail "lulesh with spill_choice = $c exited $?"
+    "$bin" export --db "$TMP/sp-$c.db" >"$TMP/sp-$c.csv"
+done
+grep -q 'run,spill_profile_pages' "$TMP/sp-coldest.csv" ||
+    fail "coldest: no profile"
+parts() { awk -F, '$0 ~ /RDMA,host_parts,/ { for (i = 1; i <= NF; i++)
+    if ($i == "host_parts") s += $(i + 1) } END { print s + 0 }' "$1"; }
+even=$(parts "$TMP/sp-even.csv") cold=$(parts "$TMP/sp-coldest.csv")
+[ "$cold" -gt 0 ] && [ "$cold" -lt "$even" ] ||
+    fail "coldest sent $cold host parts, even $even"
 
 # Host frames need the RDMA engines' host route: refused elsewhere.
 expect_exit 2 "$bin" run vecadd --mode timing --gpus 2 --size small --quiet \
