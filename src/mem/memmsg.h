@@ -114,6 +114,12 @@ typedef struct mem_msg {
                               destination GPU, ID_T 0 request / 1
                               response); a response gets its request's
                               class with ID_T = 1 */
+    uint16_t parts;        /* a burst (>= 2; 0 or 1: one access): parts
+                              consecutive accesses of size bytes each from
+                              addr, whose bytes are in bulk, not data; on
+                              a link it is parts messages of base.bytes
+                              each, back to back (a DMA engine's host side,
+                              docs/platforms.md; only host memory serves them) */
     uint64_t atomic_src;   /* ATOMIC: operand */
     uint64_t atomic_cmp;   /* ATOMIC: compare value (cmpswap) */
     mgs_time issue_time;   /* ps: when the requester issued it (latency) */
@@ -131,6 +137,9 @@ typedef struct mem_msg {
     uint64_t sharers;      /* protocol field: sharer set (bit per agent) */
     uint32_t coh_bytes;    /* wire bytes of the protocol fields carried,
                               included in base.bytes */
+    uint8_t *bulk;         /* burst (parts >= 2): size * parts bytes, the
+                              requester's buffer, written by a read's
+                              responder, read by a write's */
     /* Everything above is zeroed by mem_msg_alloc; data is not (it is
     ** 128 bytes, and every writer fills the bytes it declares in size). */
     uint8_t data[MEM_LINE_MAX];
@@ -156,7 +165,7 @@ uint64_t mem_pool_outstanding(const mem_pool *p);
 
 /* A response to req (type READ_RSP/WRITE_RSP/ATOMIC_RSP/CTRL_RSP/XLATE_RSP/
 ** INV_ACK chosen from req's type), addressed to req->reply_to or else
-** req->base.src, with addr, vaddr, size, flags, pid, gpu, origin,
+** req->base.src, with addr, vaddr, size, flags, pid, gpu, origin, parts, bulk,
 ** issue_time copied and rsp->req = req (protocol fields are not copied). */
 mem_msg *mem_msg_response(mem_pool *p, const mem_msg *req);
 

@@ -336,6 +336,7 @@ static noc_pkt pop_input(noc_net *n, noc_node *x, uint32_t s)
     sim_msg *m = port_retrieve(&x->host);
     p.msg = m;
     p.ready = m->arrive_time; /* when the interface received it */
+    p.tail = p.ready;
     p.src_ep = x->id;
     p.out = injection_out(n, x, m, &p.dst_ep);
     p.cls = msg_class(n, m);
@@ -368,6 +369,7 @@ static void cross_arrive(sim_engine *e, void *vc, void *msg, uint64_t eps)
     noc_pkt p = {.msg = msg, .ready = eng_now(e) + y->sw_latency,
                  .src_ep = (uint32_t)(eps >> 32), .dst_ep = (uint32_t)eps,
                  .cls = v->cls};
+    p.tail = p.ready;     /* a burst crosses whole (store and forward) */
     p.out = y->route[p.dst_ep];
     ring_push(c->net, v, &p);
 }
@@ -394,28 +396,55 @@ static void credit_return(noc_net *n, noc_vc *v)
              &n->base, credit_back, v, NULL, 0);
 }
 
-/* Starts the message at input slot s of x on output link o (now). */
+/* When the last part of input slot s's head is ready at x (a burst's
+** parts arrive one serialisation apart; the injection queue holds whole
+** messages). */
+static mgs_time slot_tail(const noc_net *n, const noc_node *x, uint32_t s)
+{
+    if (s < x->nports * n->nclasses) {
+        const noc_vc *v = &x->in[s / n->nclasses]->vc[s % n->nclasses];
+        return v->ring[v->head].tail;
+    }
+    return 0;
+}
+
+/* Starts the message at input slot s of x on output link o (now). A burst
+** of k parts (noc_set_parts) is cut through part by part: it holds the
+** wire for k part times, but not past its last part's arrival plus one
+** part time, and the receiver may forward its head one part time after
+** the start (it leaves the network, at the destination, whole). So a
+** burst keeps the timing of its parts sent back to back, in one event per
+** hop. */
 static void transmit(noc_net *n, noc_node *x, uint32_t o, uint32_t s)
 {
     const mgs_time t = now_at(x);
     noc_chan *c = x->out[o];
-    chan_cost(c, slot_head(n, x, s)->bytes);
+    const sim_msg *head = slot_head(n, x, s);
+    const uint32_t k = n->parts ? n->parts(head) : 1;
+    chan_cost(c, head->bytes);
     const mgs_time ser = c->memo_ser;
+    mgs_time end = t + ser;
+    if (k > 1) {
+        end = t + k * ser;
+        mgs_time last = slot_tail(n, x, s) + ser;
+        if (last > end)
+            end = last;
+    }
     /* Busy before the pop, so wake-ups it causes (a new injection head)
     ** schedule this output at free_at directly. */
-    c->free_at = t + ser;
+    c->free_at = end;
     noc_pkt p = pop_input(n, x, s);
-    stat_inc(c->messages);
-    stat_addn(c->packets, c->memo_packets);
-    stat_addn(c->payload, p.msg->bytes);
-    stat_addn(c->wire, c->memo_wire);
-    stat_addn(c->busy, ser);
+    stat_addn(c->messages, k);
+    stat_addn(c->packets, (uint64_t)k * c->memo_packets);
+    stat_addn(c->payload, (uint64_t)k * p.msg->bytes);
+    stat_addn(c->wire, k * c->memo_wire);
+    stat_addn(c->busy, k * ser);
     stat_hist_sample(c->qdelay, t - p.ready);
     stat_tavg_set(c->util, t, 1);
-    stat_tavg_set(c->util, t + ser, 0);
+    stat_tavg_set(c->util, end, 0);
     if (n->prio && !x->endpoint) {
         noc_prio *pr = n->prio;
-        stat_inc(pr->messages[p.cls]);
+        stat_addn(pr->messages[p.cls], k);
         stat_addn(pr->qdelay[p.cls], t - p.ready);
         if (pr->last_starved)
             stat_inc(pr->starved[p.cls]);
@@ -424,12 +453,15 @@ static void transmit(noc_net *n, noc_node *x, uint32_t o, uint32_t s)
     noc_node *y = c->to;
     noc_vc *v = &c->vc[p.cls];
     p.ready = t + ser + c->hop_delay;
+    p.tail = end + c->hop_delay;
     p.out = y->route[p.dst_ep];
+    if (p.out == y->nports)
+        p.ready = p.tail;   /* delivered whole */
     if (c->cross) {
         /* The receiver's partition: the packet lands when its last byte
         ** arrived, a link latency after the send at the earliest. */
         v->used++;
-        eng_post(x->eng, y->eng, t + ser + c->cfg.latency, &n->base,
+        eng_post(x->eng, y->eng, end + c->cfg.latency, &n->base,
                  cross_arrive, v, p.msg,
                  (uint64_t)p.src_ep << 32 | p.dst_ep);
     } else {
@@ -645,6 +677,11 @@ int noc_set_classes(noc_net *n, uint32_t nclasses, noc_class_fn fn,
     n->classify = fn;
     n->classify_ud = ud;
     return MGS_OK;
+}
+
+void noc_set_parts(noc_net *n, noc_parts_fn fn)
+{
+    n->parts = fn;
 }
 
 int noc_set_priority(noc_net *n, mgs_time starve_ps, noc_ctrl_fn fn,

@@ -134,6 +134,14 @@ typedef struct noc_vc_stats {
 } noc_vc_stats;
 void noc_vc_get_stats(const noc_net *n, uint32_t vc, noc_vc_stats *out);
 
+/* Bursts (noc.md "Bursts"): fn(m) gives the parts of a message, k >= 1;
+** a message of k parts is k messages of m->bytes each sent back to back,
+** carried in one event per hop (e.g. noc_mem_parts, topo.h, for a DMA
+** engine's host-side bursts). Without this call every message is one
+** part. Any time before the first send. */
+typedef uint32_t (*noc_parts_fn)(const sim_msg *m);
+void noc_set_parts(noc_net *n, noc_parts_fn fn);
+
 /* Node ids are dense from 0 in creation order; endpoints and switches
 ** share the id space. Names are "<net>.<kind>[index]" (index < 0: none).
 ** Return the node id, or MGS_EINVAL (bad name). */

@@ -44,6 +44,7 @@ typedef struct noc_node noc_node;
 typedef struct noc_pkt {
     sim_msg *msg;      /* the original message, never copied */
     mgs_time ready;    /* ps: eligible to leave the receiving node */
+    mgs_time tail;     /* ps: a burst's last part is (== ready otherwise) */
     uint32_t src_ep, dst_ep;
     uint32_t out;      /* output index at the receiving node */
     uint32_t cls;      /* message class (virtual channel) */
@@ -120,6 +121,7 @@ struct noc_net {
     /* noc_set_priority: strict priority at the switches (NULL: round
     ** robin everywhere). */
     struct noc_prio *prio;
+    noc_parts_fn parts;   /* noc_set_parts (NULL: every message one part) */
 };
 
 /* Strict-priority arbitration state (noc_set_priority). */

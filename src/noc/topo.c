@@ -255,6 +255,14 @@ void noc_pcie_vcmap_default(noc_pcie_vcmap *m, uint32_t nvc)
         m->vc[tc] = (uint8_t)(tc % m->nvc);          /* seed 002 Eq. 4.2 */
 }
 
+uint32_t noc_mem_parts(const sim_msg *m)
+{
+    if (m->type < MEM_READ || m->type >= MEM_MSG_TYPE_COUNT)
+        return 1;
+    uint32_t k = ((const mem_msg *)m)->parts;
+    return k > 1 ? k : 1;
+}
+
 uint32_t noc_class_pcie_tc(const sim_msg *m, void *ud)
 {
     const noc_pcie_vcmap *map = ud;

@@ -114,4 +114,9 @@ enum {
 };
 uint32_t noc_class_mem_coh(const sim_msg *m, void *ud);
 
+/* Parts for noc_set_parts on a network that carries only memory-protocol
+** messages and control messages: a mem_msg's parts (a burst, memmsg.h),
+** 1 for anything else. */
+uint32_t noc_mem_parts(const sim_msg *m);
+
 #endif
