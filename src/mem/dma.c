@@ -187,13 +187,24 @@ static bool drain(dma_engine *d, dma_fifo *f, sim_port *port,
     return progress;
 }
 
+/* Something to send (the engine ticks every cycle of a copy: the test
+** keeps the empty queues out of drain). */
+static inline bool sendable(const dma_fifo *f)
+{
+    return f->count && !f->blocked;
+}
+
 static bool drain_all(dma_engine *d)
 {
     bool p = false;
-    p |= drain(d, &d->q_host, &d->host, d->st[ST_STALL_HOST]);
+    if (sendable(&d->q_host))
+        p |= drain(d, &d->q_host, &d->host, d->st[ST_STALL_HOST]);
     for (uint32_t i = 0; i < d->cfg.device_ports; i++)
-        p |= drain(d, &d->q_device[i], &d->device[i], d->st[ST_STALL_DEVICE]);
-    p |= drain(d, &d->q_ctrl, &d->ctrl, NULL);
+        if (sendable(&d->q_device[i]))
+            p |= drain(d, &d->q_device[i], &d->device[i],
+                       d->st[ST_STALL_DEVICE]);
+    if (sendable(&d->q_ctrl))
+        p |= drain(d, &d->q_ctrl, &d->ctrl, NULL);
     return p;
 }
 
@@ -534,9 +545,11 @@ static bool dma_tick(sim_comp *c)
 {
     dma_engine *d = (dma_engine *)c;
     bool progress = drain_all(d);
-    progress |= take_answers(d, &d->host);
+    if (port_peek(&d->host))
+        progress |= take_answers(d, &d->host);
     for (uint32_t i = 0; i < d->cfg.device_ports; i++)
-        progress |= take_answers(d, &d->device[i]);
+        if (port_peek(&d->device[i]))
+            progress |= take_answers(d, &d->device[i]);
     progress |= take_commands(d);
     progress |= issue_chunks(d);
     progress |= drain_all(d);
