@@ -161,7 +161,8 @@ mem_msg *mem_msg_response(mem_pool *p, const mem_msg *req)
     r->origin = req->origin;
     r->issue_time = req->issue_time;
     r->parts = req->parts;
-    r->bulk = req->bulk;
+    if (req->parts > 1)
+        r->bulk = req->bulk;
     r->req = (mem_msg *)req;
     /* Wire size: a header, plus the payload the response carries. */
     r->base.bytes = 8;

@@ -137,12 +137,13 @@ typedef struct mem_msg {
     uint64_t sharers;      /* protocol field: sharer set (bit per agent) */
     uint32_t coh_bytes;    /* wire bytes of the protocol fields carried,
                               included in base.bytes */
-    uint8_t *bulk;         /* burst (parts >= 2): size * parts bytes, the
-                              requester's buffer, written by a read's
-                              responder, read by a write's */
     /* Everything above is zeroed by mem_msg_alloc; data is not (it is
     ** 128 bytes, and every writer fills the bytes it declares in size). */
     uint8_t data[MEM_LINE_MAX];
+    uint8_t *bulk;         /* burst (parts >= 2) only, else undefined (not
+                              zeroed, like data): size * parts bytes, the
+                              requester's buffer, written by a read's
+                              responder, read by a write's */
 } mem_msg;
 
 /* A free list of messages shared by one simulation (one engine). Not a

@@ -391,16 +391,22 @@ static void test_bursts(void **state)
     assert_int_equal(m.status, MGS_OK);
     assert_memory_equal(back, src, 4000);
     assert_int_equal(counter(r.st, "GPU[0].DMA", "bytes_d2h"), 4000);
-    /* Device memory ends at 2 x GPU_BYTES: a burst reading past it fails
-    ** whole and writes nothing to the host. */
-    memset(back, 0, 4096);
-    dma_msg_init(&m, DMA_SPACE_DEVICE, 2 * GPU_BYTES - 512, DMA_SPACE_HOST,
-                 hptr(back), 1024);
+    /* Device memory ends at 2 x GPU_BYTES, 40 chunks into this copy of
+    ** 64: the bursts ramp up and down (1, 1, 2, 4, 8, 16 | 16 | 8, 4, 2,
+    ** 1, 1 chunks), so chunks 0-31 reach the host, the burst of chunks
+    ** 32-47 fails whole (its 8 good chunks are not written), and so do the
+    ** 16 chunks after it: 32 faults. */
+    memset(back, 0xee, 4096);
+    dma_msg_init(&m, DMA_SPACE_DEVICE, 2 * GPU_BYTES - 40 * 64,
+                 DMA_SPACE_HOST, hptr(back), 4096);
     run_copy(&r, &m);
     assert_int_equal(m.status, MGS_EFAULT);
-    assert_int_equal(counter(r.st, "GPU[0].DMA", "faults"), 16);
-    assert_int_equal(counter(r.st, "GPU[0].DMA", "bytes_d2h"), 4000);
+    assert_int_equal(counter(r.st, "GPU[0].DMA", "faults"), 32);
+    assert_int_equal(counter(r.st, "GPU[0].DMA", "bytes_d2h"), 4000 + 2048);
     assert_int_equal(back[0], 0);
+    assert_int_equal(back[2047], 0);
+    assert_int_equal(back[2048], 0xee);
+    assert_int_equal(back[2559], 0xee);
     free(src);
     free(back);
     rig_free(&r);
