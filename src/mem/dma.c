@@ -39,7 +39,7 @@ typedef struct dma_copy {
     bool in_use;
 } dma_copy;
 
-enum { STAGE_READ = 1, STAGE_WRITE };
+enum { STAGE_READ = 1, STAGE_WRITE, STAGE_ACKS };
 
 /* A chunk, or a burst of parts whole chunks (cfg.burst): one host-side
 ** request for all of them, one device-side request per chunk. */
@@ -55,6 +55,13 @@ typedef struct dma_slot {
     uint32_t parts;        /* chunks (1: a single chunk) */
     uint32_t pending;      /* burst: device-side answers still due */
     uint32_t failed;       /* burst: chunks that faulted */
+    uint32_t held;         /* chunks of max_inflight it holds (an h2d
+                              burst gives one back per write answered) */
+    uint32_t released;     /* paced parts acted on so far */
+    mgs_time first, step;  /* a burst's host answer: its part i reaches us
+                              at first + i * step; an h2d burst's device
+                              writes and a d2h burst's acknowledgements are
+                              paced to that */
     uint8_t stage;
     bool in_use;
 } dma_slot;
@@ -91,6 +98,11 @@ struct dma_engine {
     dma_slot *slots;        /* [max_inflight] */
     uint32_t *free_slots, nfree_slots;
     uint32_t inflight;      /* chunks in flight (a burst counts its parts) */
+    uint32_t *pace_q;       /* ring [max_inflight]: bursts whose host
+                               answer's parts are still to come (h2d: their
+                               device writes wait; d2h: the acknowledgement
+                               of each chunk), in arrival order */
+    uint32_t pace_head, pace_count;
     mgs_time issue_free_at; /* a burst takes the cycles its chunks would */
 
     dma_fifo q_host, q_device[DMA_MAX_DEVICE_PORTS], q_ctrl;
@@ -330,19 +342,78 @@ static void burst_host_request(dma_engine *d, dma_slot *s, mem_msg_type type)
     send_to(d, DMA_SPACE_HOST, m);
 }
 
-/* The device side of burst s: one request per chunk. */
-static void burst_device_requests(dma_engine *d, dma_slot *s,
-                                  mem_msg_type type)
+/* The device side of d2h burst s: one read per chunk. */
+static void burst_device_reads(dma_engine *d, dma_slot *s)
 {
     uint32_t k = d->cfg.chunk;
     s->pending = s->parts;
-    for (uint32_t i = 0; i < s->parts; i++) {
-        uint64_t a = (type == MEM_READ ? s->src : s->dst) + (uint64_t)i * k;
-        mem_msg *m = slot_request(d, s, type, a, k, DMA_SPACE_DEVICE);
-        if (type == MEM_WRITE)
-            memcpy(m->data, s->bulk + (size_t)i * k, k);
-        send_to(d, DMA_SPACE_DEVICE, m);
+    for (uint32_t i = 0; i < s->parts; i++)
+        send_to(d, DMA_SPACE_DEVICE,
+                slot_request(d, s, MEM_READ, s->src + (uint64_t)i * k, k,
+                             DMA_SPACE_DEVICE));
+}
+
+/* Part i of h2d burst s: its device write. */
+static void burst_write_part(dma_engine *d, dma_slot *s, uint32_t i)
+{
+    uint32_t k = d->cfg.chunk;
+    mem_msg *m = slot_request(d, s, MEM_WRITE, s->dst + (uint64_t)i * k, k,
+                              DMA_SPACE_DEVICE);
+    memcpy(m->data, s->bulk + (size_t)i * k, k);
+    send_to(d, DMA_SPACE_DEVICE, m);
+}
+
+static void slot_done(dma_engine *d, dma_slot *s, uint32_t failed);
+
+/* Acts on the parts of paced host answers that have come by now, each at
+** the first tick after its time (as its own chunk's answer would have
+** been taken): an h2d burst's device write, a d2h burst's chunk
+** acknowledged (its place in max_inflight given back; the burst is done
+** with its last). Returns whether parts are still to come. */
+static bool pace_parts(dma_engine *d)
+{
+    mgs_time now = eng_now(d->base.eng);
+    while (d->pace_count) {
+        dma_slot *s = &d->slots[d->pace_q[d->pace_head]];
+        while (s->released < s->parts &&
+               s->first + s->released * s->step < now) {
+            if (s->stage == STAGE_WRITE) {
+                burst_write_part(d, s, s->released++);
+                continue;
+            }
+            s->released++;
+            s->held--;
+            d->inflight--;
+            d->copies[s->copy].chunks_out--;
+        }
+        if (s->released < s->parts)
+            return true;
+        d->pace_head = (d->pace_head + 1) % d->cfg.max_inflight;
+        d->pace_count--;
+        if (s->stage == STAGE_ACKS)
+            slot_done(d, s, 0);
     }
+    return false;
+}
+
+/* Paces the parts of burst s's host answer rsp (pace_parts). */
+static void pace_answer(dma_engine *d, dma_slot *s, const mem_msg *rsp,
+                        uint8_t stage)
+{
+    s->stage = stage;
+    s->released = 0;
+    if (rsp->burst_last) {
+        /* Delivered with its first part: the attachment's delay later. */
+        s->first = rsp->base.arrive_time;
+        s->step = (rsp->burst_last - rsp->burst_first) / (s->parts - 1);
+    } else {
+        s->first = eng_now(d->base.eng);  /* no burst network: all now */
+        s->step = 0;
+    }
+    d->pace_q[(d->pace_head + d->pace_count) % d->cfg.max_inflight] =
+        (uint32_t)(s - d->slots);
+    d->pace_count++;
+    pace_parts(d);
 }
 
 /* Starts burst s (its host side first for h2d, its device reads for d2h).
@@ -354,7 +425,7 @@ static void burst_start(dma_engine *d, dma_slot *s, const dma_msg *cmd)
     if (cmd->src_space == DMA_SPACE_HOST)
         burst_host_request(d, s, MEM_READ);
     else
-        burst_device_requests(d, s, MEM_READ);
+        burst_device_reads(d, s);
 }
 
 /* Whole chunks from the next one that may go as one burst: the copy has a
@@ -418,7 +489,7 @@ static bool issue_chunks(dma_engine *d)
         uint8_t *bulk = s->bulk;
         *s = (dma_slot){.bulk = bulk, .copy = ci, .src = src, .dst = dst,
                         .len = (uint32_t)(len * parts), .parts = parts,
-                        .stage = STAGE_READ, .in_use = true};
+                        .held = parts, .stage = STAGE_READ, .in_use = true};
         c->issued += s->len;
         c->chunks_out += parts;
         d->inflight += parts;
@@ -448,8 +519,8 @@ static void slot_done(dma_engine *d, dma_slot *s, uint32_t failed)
 {
     uint32_t ci = s->copy, len = s->len, parts = s->parts;
     dma_copy *c = &d->copies[ci];
-    c->chunks_out -= parts;
-    d->inflight -= parts;
+    c->chunks_out -= s->held;
+    d->inflight -= s->held;
     if (failed) {
         c->status = MGS_EFAULT;
         stat_addn(d->st[ST_FAULTS], failed);
@@ -483,8 +554,10 @@ static void burst_answer(dma_engine *d, dma_slot *s, mem_msg *rsp)
         if (!ok)
             s->failed = s->parts;
         if (s->stage == STAGE_READ && ok) {
-            s->stage = STAGE_WRITE;
-            burst_device_requests(d, s, MEM_WRITE);
+            s->pending = s->parts;
+            pace_answer(d, s, rsp, STAGE_WRITE);
+        } else if (ok) {
+            pace_answer(d, s, rsp, STAGE_ACKS);
         } else {
             slot_done(d, s, s->failed);
         }
@@ -498,6 +571,12 @@ static void burst_answer(dma_engine *d, dma_slot *s, mem_msg *rsp)
         else if (s->stage == STAGE_READ)
             memcpy(s->bulk + (size_t)i * d->cfg.chunk, rsp->data,
                    d->cfg.chunk);
+        if (s->stage == STAGE_WRITE) {
+            /* A written chunk gives its place back, as a single one. */
+            s->held--;
+            d->inflight--;
+            d->copies[s->copy].chunks_out--;
+        }
         mem_msg_release(d->pool, rsp->req);
         if (--s->pending == 0) {
             if (s->stage == STAGE_READ && !s->failed) {
@@ -561,6 +640,8 @@ static bool dma_tick(sim_comp *c)
     for (uint32_t i = 0; i < d->cfg.device_ports; i++)
         if (port_peek(&d->device[i]))
             progress |= take_answers(d, &d->device[i]);
+    if (d->pace_count)
+        progress |= pace_parts(d);  /* tick on while parts are due */
     progress |= take_commands(d);
     progress |= issue_chunks(d);
     progress |= drain_all(d);
@@ -641,6 +722,7 @@ dma_engine *dma_new(sim_engine *eng, const char *name, const dma_config *cfg,
     d->issue_q = MGS_NEW_ARRAY(uint32_t, nc);
     d->slots = MGS_NEW_ARRAY(dma_slot, ns);
     d->free_slots = MGS_NEW_ARRAY(uint32_t, ns);
+    d->pace_q = MGS_NEW_ARRAY(uint32_t, ns);
     for (uint32_t i = 0; i < nc; i++)
         d->free_copies[i] = nc - 1 - i;
     for (uint32_t i = 0; i < ns; i++)
@@ -681,6 +763,7 @@ void dma_free(dma_engine *d)
     free(d->issue_q);
     free(d->slots);
     free(d->free_slots);
+    free(d->pace_q);
     free(d->q_host.e);
     free(d->q_ctrl.e);
     free(d);
@@ -742,7 +825,7 @@ int dma_check(const dma_engine *d)
     uint32_t used_s = 0, used_c = 0, out = 0, parts = 0;
     for (uint32_t i = 0; i < d->cfg.max_inflight; i++) {
         used_s += d->slots[i].in_use;
-        parts += d->slots[i].in_use ? d->slots[i].parts : 0;
+        parts += d->slots[i].in_use ? d->slots[i].held : 0;
     }
     for (uint32_t i = 0; i < d->cfg.max_copies; i++)
         if (d->copies[i].in_use) {

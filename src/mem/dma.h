@@ -31,15 +31,19 @@
 ** it on the slot's buffer, the network sends it as its parts back to
 ** back, so the link time is that of the separate chunks) and one
 ** device-side request per chunk. An h2d burst reads host memory, then
-** writes its chunks to the device; a d2h burst reads its chunks from the
-** device, then writes host memory once all arrived. A burst counts burst
-** chunks against max_inflight and takes the issue slots of its chunks
-** (chunks_per_cycle per cycle). Bursts ramp up and down (at most the
-** chunks already started and half the whole chunks left: 1, 1, 2, 4, ...,
-** burst, ..., 4, 2, 1, 1) so that a copy's stream starts and ends as with
-** single chunks. A partial first or last chunk goes alone. The host route
-** must lead over a network that sends a burst as its parts (noc_set_parts);
-** a plain connection would carry it as one message.
+** writes its chunks to the device, each when its part of the answer
+** arrived (burst_first / burst_last, as the network delivered it); a d2h
+** burst reads its chunks from the device, then writes host memory once
+** all arrived, and counts each chunk acknowledged at its part's time. A
+** burst counts its chunks against max_inflight (an h2d burst gives each
+** back when its write is answered) and takes the issue slots of its
+** chunks (chunks_per_cycle per cycle). Bursts ramp up and down (at most
+** the chunks already started and half the whole chunks left: 1, 1, 2, 4,
+** ..., burst, ..., 4, 2, 1, 1) so that a copy's stream starts and ends as
+** with single chunks. A partial first or last chunk goes alone. The host
+** route must lead over a network that sends a burst as its parts
+** (noc_set_bursts); a plain connection carries it as one message.
+**
 ** A fault on any chunk completes the
 ** copy with status MGS_EFAULT (the remaining chunks still run). A command
 ** that makes no sense (host to host, unknown space, address overflow,

@@ -161,8 +161,10 @@ mem_msg *mem_msg_response(mem_pool *p, const mem_msg *req)
     r->origin = req->origin;
     r->issue_time = req->issue_time;
     r->parts = req->parts;
-    if (req->parts > 1)
+    if (req->parts > 1) {
         r->bulk = req->bulk;
+        r->burst_first = r->burst_last = 0;
+    }
     r->req = (mem_msg *)req;
     /* Wire size: a header, plus the payload the response carries. */
     r->base.bytes = 8;

@@ -140,10 +140,16 @@ typedef struct mem_msg {
     /* Everything above is zeroed by mem_msg_alloc; data is not (it is
     ** 128 bytes, and every writer fills the bytes it declares in size). */
     uint8_t data[MEM_LINE_MAX];
-    uint8_t *bulk;         /* burst (parts >= 2) only, else undefined (not
-                              zeroed, like data): size * parts bytes, the
-                              requester's buffer, written by a read's
-                              responder, read by a write's */
+    /* Bursts (parts >= 2) only, else undefined (not zeroed, like data). */
+    uint8_t *bulk;         /* size * parts bytes, the requester's buffer,
+                              written by a read's responder, read by a
+                              write's */
+    mgs_time burst_first;  /* ps, received: when its first and last parts */
+    mgs_time burst_last;   /* reached the receiver (a network carrying
+                              bursts delivers a burst at its first part and
+                              sets both, noc_mem_bursts; else 0). Sending:
+                              burst_last is the earliest its last part may
+                              leave (0: with the first) */
 } mem_msg;
 
 /* A free list of messages shared by one simulation (one engine). Not a

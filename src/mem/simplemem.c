@@ -159,6 +159,15 @@ static bool sm_tick(sim_comp *c)
         sm_entry *e = &m->q[(m->head + m->count) % m->cfg.queue];
         e->rsp = rsp;
         e->ready = now + mgs_cycles(m->cfg.latency, m->cfg.period);
+        if (req->parts > 1 && req->burst_last > req->burst_first) {
+            /* A burst is taken with its first part; its last part would
+            ** have been taken at the edge after it came, and answered
+            ** latency later: the answer's last part leaves no earlier. */
+            mgs_time delay = req->base.arrive_time - req->burst_first;
+            rsp->burst_last = mgs_edge_after(req->burst_last + delay,
+                                             m->cfg.period) +
+                              mgs_cycles(m->cfg.latency, m->cfg.period);
+        }
         m->count++;
         progress = true;
     }

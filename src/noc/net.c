@@ -119,6 +119,12 @@ static uint64_t net_in_flight(const noc_net *n)
     return (uint64_t)k;
 }
 
+/* Parts of m (noc_set_bursts; 1 without bursts). */
+static inline uint32_t msg_parts(const noc_net *n, const sim_msg *m)
+{
+    return n->bursts.parts ? n->bursts.parts(m) : 1;
+}
+
 /* Credits of class cls that channel c's sender sees in use. */
 static inline uint32_t credits_used(const noc_chan *c, uint32_t cls)
 {
@@ -337,6 +343,12 @@ static noc_pkt pop_input(noc_net *n, noc_node *x, uint32_t s)
     p.msg = m;
     p.ready = m->arrive_time; /* when the interface received it */
     p.tail = p.ready;
+    if (n->bursts.last_ready && msg_parts(n, m) > 1) {
+        /* At the sender: here the attachment's delay later. */
+        mgs_time last = n->bursts.last_ready(m);
+        if (last && last + (m->arrive_time - m->send_time) > p.tail)
+            p.tail = last + (m->arrive_time - m->send_time);
+    }
     p.src_ep = x->id;
     p.out = injection_out(n, x, m, &p.dst_ep);
     p.cls = msg_class(n, m);
@@ -409,18 +421,17 @@ static mgs_time slot_tail(const noc_net *n, const noc_node *x, uint32_t s)
 }
 
 /* Starts the message at input slot s of x on output link o (now). A burst
-** of k parts (noc_set_parts) is cut through part by part: it holds the
+** of k parts (noc_set_bursts) is cut through part by part: it holds the
 ** wire for k part times, but not past its last part's arrival plus one
-** part time, and the receiver may forward its head one part time after
-** the start (it leaves the network, at the destination, whole). So a
-** burst keeps the timing of its parts sent back to back, in one event per
-** hop. */
+** part time, and the receiver may forward (or deliver) its head one part
+** time after the start. So a burst keeps the timing of its parts sent
+** back to back, in one event per hop. */
 static void transmit(noc_net *n, noc_node *x, uint32_t o, uint32_t s)
 {
     const mgs_time t = now_at(x);
     noc_chan *c = x->out[o];
     const sim_msg *head = slot_head(n, x, s);
-    const uint32_t k = n->parts ? n->parts(head) : 1;
+    const uint32_t k = msg_parts(n, head);
     chan_cost(c, head->bytes);
     const mgs_time ser = c->memo_ser;
     mgs_time end = t + ser;
@@ -455,8 +466,7 @@ static void transmit(noc_net *n, noc_node *x, uint32_t o, uint32_t s)
     p.ready = t + ser + c->hop_delay;
     p.tail = end + c->hop_delay;
     p.out = y->route[p.dst_ep];
-    if (p.out == y->nports)
-        p.ready = p.tail;   /* delivered whole */
+
     if (c->cross) {
         /* The receiver's partition: the packet lands when its last byte
         ** arrived, a link latency after the send at the earliest. */
@@ -517,6 +527,12 @@ static void handle_eject(noc_net *n, noc_node *y)
     while (!y->eject_blocked &&
            (s = arbitrate(n, y, y->nports, &unused)) >= 0) {
         sim_msg *m = slot_head(n, y, (uint32_t)s);
+        if (n->bursts.arrived && (uint32_t)s < y->nports * n->nclasses &&
+            msg_parts(n, m) > 1) {
+            const noc_vc *v = &y->in[s / n->nclasses]->vc[s % n->nclasses];
+            n->bursts.arrived(m, v->ring[v->head].ready,
+                              v->ring[v->head].tail);
+        }
         sim_port *orig_src = m->src;
         int rc = port_send(&y->host, m);
         /* port_send stamps m->src even when it refuses: restore it in both
@@ -679,10 +695,11 @@ int noc_set_classes(noc_net *n, uint32_t nclasses, noc_class_fn fn,
     return MGS_OK;
 }
 
-void noc_set_parts(noc_net *n, noc_parts_fn fn)
+void noc_set_bursts(noc_net *n, const noc_burst_ops *ops)
 {
-    n->parts = fn;
+    n->bursts = *ops;
 }
+
 
 int noc_set_priority(noc_net *n, mgs_time starve_ps, noc_ctrl_fn fn,
                      void *ud)

@@ -134,13 +134,22 @@ typedef struct noc_vc_stats {
 } noc_vc_stats;
 void noc_vc_get_stats(const noc_net *n, uint32_t vc, noc_vc_stats *out);
 
-/* Bursts (noc.md "Bursts"): fn(m) gives the parts of a message, k >= 1;
-** a message of k parts is k messages of m->bytes each sent back to back,
-** carried in one event per hop (e.g. noc_mem_parts, topo.h, for a DMA
-** engine's host-side bursts). Without this call every message is one
-** part. Any time before the first send. */
-typedef uint32_t (*noc_parts_fn)(const sim_msg *m);
-void noc_set_parts(noc_net *n, noc_parts_fn fn);
+/* Bursts (noc.md "Bursts"): a message of parts(m) = k > 1 parts is k
+** messages of m->bytes each sent back to back, carried in one event per
+** hop (noc_mem_bursts, topo.h: a DMA engine's host-side bursts).
+** last_ready(m) (may be NULL) is the earliest time its last part may
+** leave its sender (0: with its first; a responder that answers part by
+** part). A burst is delivered when its first part arrived, and arrived(m,
+** first, last) (may be NULL) tells the receiver when its first and last
+** parts reached the destination endpoint (those between evenly spaced),
+** so it can act on each part at its time. Without this call every
+** message is one part. Before the first send; ops is copied. */
+typedef struct noc_burst_ops {
+    uint32_t (*parts)(const sim_msg *m);
+    mgs_time (*last_ready)(const sim_msg *m);
+    void (*arrived)(sim_msg *m, mgs_time first, mgs_time last);
+} noc_burst_ops;
+void noc_set_bursts(noc_net *n, const noc_burst_ops *ops);
 
 /* Node ids are dense from 0 in creation order; endpoints and switches
 ** share the id space. Names are "<net>.<kind>[index]" (index < 0: none).

@@ -121,7 +121,7 @@ struct noc_net {
     /* noc_set_priority: strict priority at the switches (NULL: round
     ** robin everywhere). */
     struct noc_prio *prio;
-    noc_parts_fn parts;   /* noc_set_parts (NULL: every message one part) */
+    noc_burst_ops bursts; /* noc_set_bursts (parts NULL: no bursts) */
 };
 
 /* Strict-priority arbitration state (noc_set_priority). */

@@ -114,9 +114,9 @@ enum {
 };
 uint32_t noc_class_mem_coh(const sim_msg *m, void *ud);
 
-/* Parts for noc_set_parts on a network that carries only memory-protocol
-** messages and control messages: a mem_msg's parts (a burst, memmsg.h),
-** 1 for anything else. */
-uint32_t noc_mem_parts(const sim_msg *m);
+/* Bursts (noc_set_bursts) of a network that carries only memory-protocol
+** and control messages: a mem_msg's parts, burst_last and burst_first
+** (memmsg.h); anything else is one part. */
+extern const noc_burst_ops noc_mem_bursts;
 
 #endif

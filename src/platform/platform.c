@@ -524,7 +524,7 @@ static void wire_host(platform *p, sim_engine *eng, mem_pool *pool,
                                   p->ngpu_models);
     }
     /* The DMA engines' host-side bursts (platform.copy_burst). */
-    noc_set_parts(p->host_net, noc_mem_parts);
+    noc_set_bursts(p->host_net, &noc_mem_bursts);
     simplemem_config hc;
     simplemem_config_default(&hc);
     hc.period = c->gpu.period;

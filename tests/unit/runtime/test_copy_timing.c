@@ -200,17 +200,23 @@ static void test_h2d_time_pcie4(void **state)
 
 /* Host-side bursts (platform.copy_burst, default 4 KiB) are a speed-up of
 ** the simulation only: against every chunk its own message (copy_burst=0)
-** the DMA engine's transfer and the runtime's copy times move by less
-** than 1 % on PCIe 3.0 and 6.0, both directions. */
+** an h2d copy takes exactly the same time on PCIe 3.0 and 6.0, a d2h copy
+** the same on PCIe 3.0 and less than 1 % more on 6.0 (a burst's host
+** write waits for all its device reads, which a 128 GB/s link can
+** outrun). */
 static void test_bursts_keep_copy_time(void **state)
 {
     (void)state;
     for (int pcie = 3; pcie <= 6; pcie += 3) {
         copy_times b = copy_time_1mib(pcie, NULL);
         copy_times c = copy_time_1mib(pcie, "platform.copy_burst=0");
-        assert_true(within((double)b.h2d_dma, (double)c.h2d_dma, 0.01));
+        assert_int_equal(b.h2d_dma, c.h2d_dma);
+        assert_int_equal(b.h2d, c.h2d);
+        if (pcie == 3) {
+            assert_int_equal(b.d2h_dma, c.d2h_dma);
+            assert_int_equal(b.d2h, c.d2h);
+        }
         assert_true(within((double)b.d2h_dma, (double)c.d2h_dma, 0.01));
-        assert_true(within((double)b.h2d, (double)c.h2d, 0.01));
         assert_true(within((double)b.d2h, (double)c.d2h, 0.01));
     }
 }
