@@ -160,11 +160,6 @@ mem_msg *mem_msg_response(mem_pool *p, const mem_msg *req)
     r->tc = req->flags & MEM_F_TC ? (uint8_t)(req->tc | 1) : 0;
     r->origin = req->origin;
     r->issue_time = req->issue_time;
-    r->parts = req->parts;
-    if (req->parts > 1) {
-        r->bulk = req->bulk;
-        r->burst_first = r->burst_last = 0;
-    }
     r->req = (mem_msg *)req;
     /* Wire size: a header, plus the payload the response carries. */
     r->base.bytes = 8;

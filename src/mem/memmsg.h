@@ -172,7 +172,7 @@ uint64_t mem_pool_outstanding(const mem_pool *p);
 
 /* A response to req (type READ_RSP/WRITE_RSP/ATOMIC_RSP/CTRL_RSP/XLATE_RSP/
 ** INV_ACK chosen from req's type), addressed to req->reply_to or else
-** req->base.src, with addr, vaddr, size, flags, pid, gpu, origin, parts, bulk,
+** req->base.src, with addr, vaddr, size, flags, pid, gpu, origin,
 ** issue_time copied and rsp->req = req (protocol fields are not copied). */
 mem_msg *mem_msg_response(mem_pool *p, const mem_msg *req);
 

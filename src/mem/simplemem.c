@@ -152,6 +152,11 @@ static bool sm_tick(sim_comp *c)
         if (!req)
             break;
         mem_msg *rsp = mem_msg_response(m->pool, req);
+        if (req->parts > 1) { /* a burst's answer: all its parts */
+            rsp->parts = req->parts;
+            rsp->bulk = req->bulk;
+            rsp->burst_first = rsp->burst_last = 0;
+        }
         if (!perform(m, req, rsp)) {
             rsp->flags |= MEM_F_FAULT;
             stat_inc(m->faults);
