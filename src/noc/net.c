@@ -343,7 +343,8 @@ static noc_pkt pop_input(noc_net *n, noc_node *x, uint32_t s)
     p.msg = m;
     p.ready = m->arrive_time; /* when the interface received it */
     p.tail = p.ready;
-    if (n->bursts.last_ready && msg_parts(n, m) > 1) {
+    p.parts = (uint16_t)msg_parts(n, m);
+    if (n->bursts.last_ready && p.parts > 1) {
         /* At the sender: here the attachment's delay later. */
         mgs_time last = n->bursts.last_ready(m);
         if (last && last + (m->arrive_time - m->send_time) > p.tail)
@@ -351,7 +352,7 @@ static noc_pkt pop_input(noc_net *n, noc_node *x, uint32_t s)
     }
     p.src_ep = x->id;
     p.out = injection_out(n, x, m, &p.dst_ep);
-    p.cls = msg_class(n, m);
+    p.cls = (uint16_t)msg_class(n, m);
     x->in_flight++;
     /* The next queued message (if any) is a new head: announce it. A
     ** message delivered later announces itself via notify_recv. */
@@ -380,7 +381,8 @@ static void cross_arrive(sim_engine *e, void *vc, void *msg, uint64_t eps)
     noc_node *y = c->to;
     noc_pkt p = {.msg = msg, .ready = eng_now(e) + y->sw_latency,
                  .src_ep = (uint32_t)(eps >> 32), .dst_ep = (uint32_t)eps,
-                 .cls = v->cls};
+                 .cls = (uint16_t)v->cls,
+                 .parts = (uint16_t)msg_parts(c->net, msg)};
     p.tail = p.ready;     /* a burst crosses whole (store and forward) */
     p.out = y->route[p.dst_ep];
     ring_push(c->net, v, &p);
@@ -408,16 +410,16 @@ static void credit_return(noc_net *n, noc_vc *v)
              &n->base, credit_back, v, NULL, 0);
 }
 
-/* When the last part of input slot s's head is ready at x (a burst's
-** parts arrive one serialisation apart; the injection queue holds whole
-** messages). */
-static mgs_time slot_tail(const noc_net *n, const noc_node *x, uint32_t s)
+/* The packet at the head of input slot s of x, NULL for the injection
+** queue (which holds messages, whole). */
+static const noc_pkt *slot_pkt(const noc_net *n, const noc_node *x,
+                               uint32_t s)
 {
     if (s < x->nports * n->nclasses) {
         const noc_vc *v = &x->in[s / n->nclasses]->vc[s % n->nclasses];
-        return v->ring[v->head].tail;
+        return &v->ring[v->head];
     }
-    return 0;
+    return NULL;
 }
 
 /* Starts the message at input slot s of x on output link o (now). A burst
@@ -431,15 +433,15 @@ static void transmit(noc_net *n, noc_node *x, uint32_t o, uint32_t s)
     const mgs_time t = now_at(x);
     noc_chan *c = x->out[o];
     const sim_msg *head = slot_head(n, x, s);
-    const uint32_t k = msg_parts(n, head);
+    const noc_pkt *in = slot_pkt(n, x, s);
+    const uint32_t k = in ? in->parts : msg_parts(n, head);
     chan_cost(c, head->bytes);
     const mgs_time ser = c->memo_ser;
     mgs_time end = t + ser;
     if (k > 1) {
         end = t + k * ser;
-        mgs_time last = slot_tail(n, x, s) + ser;
-        if (last > end)
-            end = last;
+        if (in && in->tail + ser > end)
+            end = in->tail + ser;
     }
     /* Busy before the pop, so wake-ups it causes (a new injection head)
     ** schedule this output at free_at directly. */
@@ -527,12 +529,9 @@ static void handle_eject(noc_net *n, noc_node *y)
     while (!y->eject_blocked &&
            (s = arbitrate(n, y, y->nports, &unused)) >= 0) {
         sim_msg *m = slot_head(n, y, (uint32_t)s);
-        if (n->bursts.arrived && (uint32_t)s < y->nports * n->nclasses &&
-            msg_parts(n, m) > 1) {
-            const noc_vc *v = &y->in[s / n->nclasses]->vc[s % n->nclasses];
-            n->bursts.arrived(m, v->ring[v->head].ready,
-                              v->ring[v->head].tail);
-        }
+        const noc_pkt *in = slot_pkt(n, y, (uint32_t)s);
+        if (in && in->parts > 1 && n->bursts.arrived)
+            n->bursts.arrived(m, in->ready, in->tail);
         sim_port *orig_src = m->src;
         int rc = port_send(&y->host, m);
         /* port_send stamps m->src even when it refuses: restore it in both

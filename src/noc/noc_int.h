@@ -47,7 +47,8 @@ typedef struct noc_pkt {
     mgs_time tail;     /* ps: a burst's last part is (== ready otherwise) */
     uint32_t src_ep, dst_ep;
     uint32_t out;      /* output index at the receiving node */
-    uint32_t cls;      /* message class (virtual channel) */
+    uint16_t cls;      /* message class (virtual channel) */
+    uint16_t parts;    /* a burst's (noc_set_bursts), else 1 */
 } noc_pkt;
 
 typedef struct noc_chan noc_chan;
