@@ -344,7 +344,7 @@ static noc_pkt pop_input(noc_net *n, noc_node *x, uint32_t s)
     p.ready = m->arrive_time; /* when the interface received it */
     p.tail = p.ready;
     p.parts = (uint16_t)msg_parts(n, m);
-    if (n->bursts.last_ready && p.parts > 1) {
+    if (p.parts > 1 && n->bursts.last_ready) {
         /* At the sender: here the attachment's delay later. */
         mgs_time last = n->bursts.last_ready(m);
         if (last && last + (m->arrive_time - m->send_time) > p.tail)
@@ -432,8 +432,8 @@ static void transmit(noc_net *n, noc_node *x, uint32_t o, uint32_t s)
 {
     const mgs_time t = now_at(x);
     noc_chan *c = x->out[o];
-    const sim_msg *head = slot_head(n, x, s);
     const noc_pkt *in = slot_pkt(n, x, s);
+    const sim_msg *head = in ? in->msg : port_peek(&x->host);
     const uint32_t k = in ? in->parts : msg_parts(n, head);
     chan_cost(c, head->bytes);
     const mgs_time ser = c->memo_ser;
@@ -447,11 +447,19 @@ static void transmit(noc_net *n, noc_node *x, uint32_t o, uint32_t s)
     ** schedule this output at free_at directly. */
     c->free_at = end;
     noc_pkt p = pop_input(n, x, s);
-    stat_addn(c->messages, k);
-    stat_addn(c->packets, (uint64_t)k * c->memo_packets);
-    stat_addn(c->payload, (uint64_t)k * p.msg->bytes);
-    stat_addn(c->wire, k * c->memo_wire);
-    stat_addn(c->busy, k * ser);
+    if (k == 1) {
+        stat_inc(c->messages);
+        stat_addn(c->packets, c->memo_packets);
+        stat_addn(c->payload, p.msg->bytes);
+        stat_addn(c->wire, c->memo_wire);
+        stat_addn(c->busy, ser);
+    } else {
+        stat_addn(c->messages, k);
+        stat_addn(c->packets, (uint64_t)k * c->memo_packets);
+        stat_addn(c->payload, (uint64_t)k * p.msg->bytes);
+        stat_addn(c->wire, k * c->memo_wire);
+        stat_addn(c->busy, k * ser);
+    }
     stat_hist_sample(c->qdelay, t - p.ready);
     stat_tavg_set(c->util, t, 1);
     stat_tavg_set(c->util, end, 0);

@@ -523,8 +523,11 @@ static void wire_host(platform *p, sim_engine *eng, mem_pool *pool,
         platform_place_endpoints_(&p->parts, p->host_net, topo,
                                   p->ngpu_models);
     }
-    /* The DMA engines' host-side bursts (platform.copy_burst). */
-    noc_set_bursts(p->host_net, &noc_mem_bursts);
+    /* The DMA engines' host-side bursts (platform.copy_burst; without
+    ** them the network never asks, and the RDMA traffic it may also carry
+    ** pays nothing). */
+    if (c->copy_burst)
+        noc_set_bursts(p->host_net, &noc_mem_bursts);
     simplemem_config hc;
     simplemem_config_default(&hc);
     hc.period = c->gpu.period;
