@@ -9,9 +9,11 @@
 ** sim_bytes_per_s = simulated bytes moved per second of this thread's CPU
 ** time (target, issue 18: >= 1 GiB/s); sim_time_us is the copy's simulated
 ** time, which a faster simulation must keep (within 2 %).
-** Usage: bench_copy [MiB]   (default 64)
+** Usage: bench_copy [MiB [copy_burst]]   (default 64; copy_burst sets
+** platform.copy_burst, e.g. 4KB; default the key's default)
 */
 #include "bench/bench_util.h"
+#include "config/config.h"
 #include "mgsim/errors.h"
 #include "mgsim/runtime.h"
 
@@ -48,8 +50,18 @@ int main(int argc, char **argv)
 {
     size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 64;
     if (mib < 1 || mib > 1024) {
-        fprintf(stderr, "usage: bench_copy [MiB, 1..1024]\n");
+        fprintf(stderr, "usage: bench_copy [MiB, 1..1024 [copy_burst]]\n");
         return 2;
+    }
+    static mgs_config cfg;
+    mgs_config_defaults(&cfg);
+    if (argc > 2) {
+        char set[64];
+        snprintf(set, sizeof set, "platform.copy_burst=%s", argv[2]);
+        if (mgs_config_set(&cfg, set, "bench_copy") != MGS_OK) {
+            fprintf(stderr, "bench_copy: bad copy_burst %s\n", argv[2]);
+            return 2;
+        }
     }
     size_t bytes = mib << 20;
     uint8_t *h = malloc(bytes), *back = malloc(bytes);
@@ -63,6 +75,8 @@ int main(int argc, char **argv)
     mgs_rt_options o;
     mgs_rt_options_default(&o);
     o.mode = MGS_MODE_TIMING;
+    if (argc > 2)
+        o.config = &cfg;  /* without: the runtime's own defaults, as before */
     mgs_rt *rt;
     int rc = mgs_rt_new(&o, &rt);
     if (rc)

@@ -23,7 +23,28 @@
 ** chunks_per_cycle new ones start per cycle. Copies are started in the
 ** order their commands arrive (up to max_copies at once, later commands
 ** wait in the ctrl port: back-pressure on the driver); a copy completes
-** when all its chunks were written. A fault on any chunk completes the
+** when all its chunks were written.
+**
+** Bursts (cfg.burst > 1). On a copy with a host side, up to burst whole
+** chunks in a row (device sides chunk-aligned) go as one burst: one
+** host-side request for all of them (memmsg.h parts: host memory performs
+** it on the slot's buffer, the network sends it as its parts back to
+** back, so the link time is that of the separate chunks) and one
+** device-side request per chunk. An h2d burst reads host memory, then
+** writes its chunks to the device, each when its part of the answer
+** arrived (burst_first / burst_last, as the network delivered it); a d2h
+** burst reads its chunks from the device, then writes host memory once
+** all arrived, and counts each chunk acknowledged at its part's time. A
+** burst counts its chunks against max_inflight (an h2d burst gives each
+** back when its write is answered) and takes the issue slots of its
+** chunks (chunks_per_cycle per cycle). Bursts ramp up and down (at most
+** the chunks already started and half the whole chunks left: 1, 1, 2, 4,
+** ..., burst, ..., 4, 2, 1, 1) so that a copy's stream starts and ends as
+** with single chunks. A partial first or last chunk goes alone. The host
+** route must lead over a network that sends a burst as its parts
+** (noc_set_bursts); a plain connection carries it as one message.
+**
+** A fault on any chunk completes the
 ** copy with status MGS_EFAULT (the remaining chunks still run). A command
 ** that makes no sense (host to host, unknown space, address overflow,
 ** a host side on an engine without a host route) completes at once with
@@ -77,6 +98,7 @@ void dma_msg_init(dma_msg *m, dma_space src_space, uint64_t src,
                   dma_space dst_space, uint64_t dst, uint64_t bytes);
 
 #define DMA_MAX_DEVICE_PORTS 8
+#define DMA_MAX_BURST_BYTES 65536u
 
 typedef struct dma_config {
     uint32_t chunk;             /* bytes per request (power of 2, <= 128) */
@@ -90,6 +112,8 @@ typedef struct dma_config {
     uint32_t device_ports;      /* crossbar lanes of the device side
                                    (1..DMA_MAX_DEVICE_PORTS); chunk c's
                                    requests take lane c % device_ports */
+    uint32_t burst;             /* chunks per host-side burst (1: none; burst
+                                   * chunk <= DMA_MAX_BURST_BYTES) */
     uint32_t header_bytes;      /* wire bytes of a request without payload */
     int32_t gpu;                /* mem_msg.gpu of our requests */
     bool device_noalloc;        /* device-side writes carry MEM_F_NOALLOC:

@@ -114,6 +114,12 @@ typedef struct mem_msg {
                               destination GPU, ID_T 0 request / 1
                               response); a response gets its request's
                               class with ID_T = 1 */
+    uint16_t parts;        /* a burst (>= 2; 0 or 1: one access): parts
+                              consecutive accesses of size bytes each from
+                              addr, whose bytes are in bulk, not data; on
+                              a link it is parts messages of base.bytes
+                              each, back to back (a DMA engine's host side,
+                              docs/platforms.md; only host memory serves them) */
     uint64_t atomic_src;   /* ATOMIC: operand */
     uint64_t atomic_cmp;   /* ATOMIC: compare value (cmpswap) */
     mgs_time issue_time;   /* ps: when the requester issued it (latency) */
@@ -134,6 +140,16 @@ typedef struct mem_msg {
     /* Everything above is zeroed by mem_msg_alloc; data is not (it is
     ** 128 bytes, and every writer fills the bytes it declares in size). */
     uint8_t data[MEM_LINE_MAX];
+    /* Bursts (parts >= 2) only, else undefined (not zeroed, like data). */
+    uint8_t *bulk;         /* size * parts bytes, the requester's buffer,
+                              written by a read's responder, read by a
+                              write's */
+    mgs_time burst_first;  /* ps, received: when its first and last parts */
+    mgs_time burst_last;   /* reached the receiver (a network carrying
+                              bursts delivers a burst at its first part and
+                              sets both, noc_mem_bursts; else 0). Sending:
+                              burst_last is the earliest its last part may
+                              leave (0: with the first) */
 } mem_msg;
 
 /* A free list of messages shared by one simulation (one engine). Not a

@@ -52,9 +52,30 @@ int simplemem_config_validate(const simplemem_config *c)
     return MGS_OK;
 }
 
+/* A burst (memmsg.h: parts accesses of size bytes in bulk), whole. */
+static bool perform_burst(simplemem *m, const mem_msg *req)
+{
+    const mem_backing *b = &m->backing;
+    size_t n = (size_t)req->size * req->parts;
+    switch (req->base.type) {
+    case MEM_READ:
+        stat_addn(m->reads, req->parts);
+        stat_addn(m->bytes_read, n);
+        return b->read(b->ud, req->addr, req->bulk, n) == 0;
+    case MEM_WRITE:
+        stat_addn(m->writes, req->parts);
+        stat_addn(m->bytes_written, n);
+        return b->write(b->ud, req->addr, req->bulk, n) == 0;
+    default:
+        return false;   /* bursts are reads and whole writes only */
+    }
+}
+
 static bool perform(simplemem *m, const mem_msg *req, mem_msg *rsp)
 {
     const mem_backing *b = &m->backing;
+    if (req->parts > 1)
+        return perform_burst(m, req);
     switch (req->base.type) {
     case MEM_READ:
         stat_inc(m->reads);
@@ -131,6 +152,11 @@ static bool sm_tick(sim_comp *c)
         if (!req)
             break;
         mem_msg *rsp = mem_msg_response(m->pool, req);
+        if (req->parts > 1) { /* a burst's answer: all its parts */
+            rsp->parts = req->parts;
+            rsp->bulk = req->bulk;
+            rsp->burst_first = rsp->burst_last = 0;
+        }
         if (!perform(m, req, rsp)) {
             rsp->flags |= MEM_F_FAULT;
             stat_inc(m->faults);
@@ -138,6 +164,15 @@ static bool sm_tick(sim_comp *c)
         sm_entry *e = &m->q[(m->head + m->count) % m->cfg.queue];
         e->rsp = rsp;
         e->ready = now + mgs_cycles(m->cfg.latency, m->cfg.period);
+        if (req->parts > 1 && req->burst_last > req->burst_first) {
+            /* A burst is taken with its first part; its last part would
+            ** have been taken at the edge after it came, and answered
+            ** latency later: the answer's last part leaves no earlier. */
+            mgs_time delay = req->base.arrive_time - req->burst_first;
+            rsp->burst_last = mgs_edge_after(req->burst_last + delay,
+                                             m->cfg.period) +
+                              mgs_cycles(m->cfg.latency, m->cfg.period);
+        }
         m->count++;
         progress = true;
     }

@@ -9,7 +9,12 @@
 ** queue answers wait; when the queue is full, requests wait in the port
 ** buffer (back-pressure). MEM_FLUSH / MEM_INVALIDATE are answered with
 ** MEM_CTRL_RSP (nothing to do). A backing error (address out of range)
-** answers with MEM_F_FAULT and counts in `faults`.
+** answers with MEM_F_FAULT and counts in `faults`. A burst (memmsg.h,
+** parts >= 2: a DMA engine's host side) is one request: taken with its
+** first part, its parts are performed on the bulk buffer at once, answered
+** by one response whose last part leaves no earlier than the request's
+** last part, taken, would have been answered (burst_last), and counted as
+** parts reads or writes.
 **
 ** Statistics: reads, writes, atomics, faults, bytes_read, bytes_written.
 */

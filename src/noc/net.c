@@ -119,6 +119,12 @@ static uint64_t net_in_flight(const noc_net *n)
     return (uint64_t)k;
 }
 
+/* Parts of m (noc_set_bursts; 1 without bursts). */
+static inline uint32_t msg_parts(const noc_net *n, const sim_msg *m)
+{
+    return n->bursts.parts ? n->bursts.parts(m) : 1;
+}
+
 /* Credits of class cls that channel c's sender sees in use. */
 static inline uint32_t credits_used(const noc_chan *c, uint32_t cls)
 {
@@ -336,9 +342,17 @@ static noc_pkt pop_input(noc_net *n, noc_node *x, uint32_t s)
     sim_msg *m = port_retrieve(&x->host);
     p.msg = m;
     p.ready = m->arrive_time; /* when the interface received it */
+    p.tail = p.ready;
+    p.parts = (uint16_t)msg_parts(n, m);
+    if (p.parts > 1 && n->bursts.last_ready) {
+        /* At the sender: here the attachment's delay later. */
+        mgs_time last = n->bursts.last_ready(m);
+        if (last && last + (m->arrive_time - m->send_time) > p.tail)
+            p.tail = last + (m->arrive_time - m->send_time);
+    }
     p.src_ep = x->id;
     p.out = injection_out(n, x, m, &p.dst_ep);
-    p.cls = msg_class(n, m);
+    p.cls = (uint16_t)msg_class(n, m);
     x->in_flight++;
     /* The next queued message (if any) is a new head: announce it. A
     ** message delivered later announces itself via notify_recv. */
@@ -367,7 +381,9 @@ static void cross_arrive(sim_engine *e, void *vc, void *msg, uint64_t eps)
     noc_node *y = c->to;
     noc_pkt p = {.msg = msg, .ready = eng_now(e) + y->sw_latency,
                  .src_ep = (uint32_t)(eps >> 32), .dst_ep = (uint32_t)eps,
-                 .cls = v->cls};
+                 .cls = (uint16_t)v->cls,
+                 .parts = (uint16_t)msg_parts(c->net, msg)};
+    p.tail = p.ready;     /* a burst crosses whole (store and forward) */
     p.out = y->route[p.dst_ep];
     ring_push(c->net, v, &p);
 }
@@ -394,28 +410,62 @@ static void credit_return(noc_net *n, noc_vc *v)
              &n->base, credit_back, v, NULL, 0);
 }
 
-/* Starts the message at input slot s of x on output link o (now). */
+/* The packet at the head of input slot s of x, NULL for the injection
+** queue (which holds messages, whole). */
+static const noc_pkt *slot_pkt(const noc_net *n, const noc_node *x,
+                               uint32_t s)
+{
+    if (s < x->nports * n->nclasses) {
+        const noc_vc *v = &x->in[s / n->nclasses]->vc[s % n->nclasses];
+        return &v->ring[v->head];
+    }
+    return NULL;
+}
+
+/* Starts the message at input slot s of x on output link o (now). A burst
+** of k parts (noc_set_bursts) is cut through part by part: it holds the
+** wire for k part times, but not past its last part's arrival plus one
+** part time, and the receiver may forward (or deliver) its head one part
+** time after the start. So a burst keeps the timing of its parts sent
+** back to back, in one event per hop. */
 static void transmit(noc_net *n, noc_node *x, uint32_t o, uint32_t s)
 {
     const mgs_time t = now_at(x);
     noc_chan *c = x->out[o];
-    chan_cost(c, slot_head(n, x, s)->bytes);
+    const noc_pkt *in = slot_pkt(n, x, s);
+    const sim_msg *head = in ? in->msg : port_peek(&x->host);
+    const uint32_t k = in ? in->parts : msg_parts(n, head);
+    chan_cost(c, head->bytes);
     const mgs_time ser = c->memo_ser;
+    mgs_time end = t + ser;
+    if (k > 1) {
+        end = t + k * ser;
+        if (in && in->tail + ser > end)
+            end = in->tail + ser;
+    }
     /* Busy before the pop, so wake-ups it causes (a new injection head)
     ** schedule this output at free_at directly. */
-    c->free_at = t + ser;
+    c->free_at = end;
     noc_pkt p = pop_input(n, x, s);
-    stat_inc(c->messages);
-    stat_addn(c->packets, c->memo_packets);
-    stat_addn(c->payload, p.msg->bytes);
-    stat_addn(c->wire, c->memo_wire);
-    stat_addn(c->busy, ser);
+    if (k == 1) {
+        stat_inc(c->messages);
+        stat_addn(c->packets, c->memo_packets);
+        stat_addn(c->payload, p.msg->bytes);
+        stat_addn(c->wire, c->memo_wire);
+        stat_addn(c->busy, ser);
+    } else {
+        stat_addn(c->messages, k);
+        stat_addn(c->packets, (uint64_t)k * c->memo_packets);
+        stat_addn(c->payload, (uint64_t)k * p.msg->bytes);
+        stat_addn(c->wire, k * c->memo_wire);
+        stat_addn(c->busy, k * ser);
+    }
     stat_hist_sample(c->qdelay, t - p.ready);
     stat_tavg_set(c->util, t, 1);
-    stat_tavg_set(c->util, t + ser, 0);
+    stat_tavg_set(c->util, end, 0);
     if (n->prio && !x->endpoint) {
         noc_prio *pr = n->prio;
-        stat_inc(pr->messages[p.cls]);
+        stat_addn(pr->messages[p.cls], k);
         stat_addn(pr->qdelay[p.cls], t - p.ready);
         if (pr->last_starved)
             stat_inc(pr->starved[p.cls]);
@@ -424,12 +474,14 @@ static void transmit(noc_net *n, noc_node *x, uint32_t o, uint32_t s)
     noc_node *y = c->to;
     noc_vc *v = &c->vc[p.cls];
     p.ready = t + ser + c->hop_delay;
+    p.tail = end + c->hop_delay;
     p.out = y->route[p.dst_ep];
+
     if (c->cross) {
         /* The receiver's partition: the packet lands when its last byte
         ** arrived, a link latency after the send at the earliest. */
         v->used++;
-        eng_post(x->eng, y->eng, t + ser + c->cfg.latency, &n->base,
+        eng_post(x->eng, y->eng, end + c->cfg.latency, &n->base,
                  cross_arrive, v, p.msg,
                  (uint64_t)p.src_ep << 32 | p.dst_ep);
     } else {
@@ -485,6 +537,9 @@ static void handle_eject(noc_net *n, noc_node *y)
     while (!y->eject_blocked &&
            (s = arbitrate(n, y, y->nports, &unused)) >= 0) {
         sim_msg *m = slot_head(n, y, (uint32_t)s);
+        const noc_pkt *in = slot_pkt(n, y, (uint32_t)s);
+        if (in && in->parts > 1 && n->bursts.arrived)
+            n->bursts.arrived(m, in->ready, in->tail);
         sim_port *orig_src = m->src;
         int rc = port_send(&y->host, m);
         /* port_send stamps m->src even when it refuses: restore it in both
@@ -646,6 +701,12 @@ int noc_set_classes(noc_net *n, uint32_t nclasses, noc_class_fn fn,
     n->classify_ud = ud;
     return MGS_OK;
 }
+
+void noc_set_bursts(noc_net *n, const noc_burst_ops *ops)
+{
+    n->bursts = *ops;
+}
+
 
 int noc_set_priority(noc_net *n, mgs_time starve_ps, noc_ctrl_fn fn,
                      void *ud)

@@ -134,6 +134,23 @@ typedef struct noc_vc_stats {
 } noc_vc_stats;
 void noc_vc_get_stats(const noc_net *n, uint32_t vc, noc_vc_stats *out);
 
+/* Bursts (noc.md "Bursts"): a message of parts(m) = k > 1 parts is k
+** messages of m->bytes each sent back to back, carried in one event per
+** hop (noc_mem_bursts, topo.h: a DMA engine's host-side bursts).
+** last_ready(m) (may be NULL) is the earliest time its last part may
+** leave its sender (0: with its first; a responder that answers part by
+** part). A burst is delivered when its first part arrived, and arrived(m,
+** first, last) (may be NULL) tells the receiver when its first and last
+** parts reached the destination endpoint (those between evenly spaced),
+** so it can act on each part at its time. Without this call every
+** message is one part. Before the first send; ops is copied. */
+typedef struct noc_burst_ops {
+    uint32_t (*parts)(const sim_msg *m);
+    mgs_time (*last_ready)(const sim_msg *m);
+    void (*arrived)(sim_msg *m, mgs_time first, mgs_time last);
+} noc_burst_ops;
+void noc_set_bursts(noc_net *n, const noc_burst_ops *ops);
+
 /* Node ids are dense from 0 in creation order; endpoints and switches
 ** share the id space. Names are "<net>.<kind>[index]" (index < 0: none).
 ** Return the node id, or MGS_EINVAL (bad name). */

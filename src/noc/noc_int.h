@@ -44,9 +44,11 @@ typedef struct noc_node noc_node;
 typedef struct noc_pkt {
     sim_msg *msg;      /* the original message, never copied */
     mgs_time ready;    /* ps: eligible to leave the receiving node */
+    mgs_time tail;     /* ps: a burst's last part is (== ready otherwise) */
     uint32_t src_ep, dst_ep;
     uint32_t out;      /* output index at the receiving node */
-    uint32_t cls;      /* message class (virtual channel) */
+    uint16_t cls;      /* message class (virtual channel) */
+    uint16_t parts;    /* a burst's (noc_set_bursts), else 1 */
 } noc_pkt;
 
 typedef struct noc_chan noc_chan;
@@ -120,6 +122,7 @@ struct noc_net {
     /* noc_set_priority: strict priority at the switches (NULL: round
     ** robin everywhere). */
     struct noc_prio *prio;
+    noc_burst_ops bursts; /* noc_set_bursts (parts NULL: no bursts) */
 };
 
 /* Strict-priority arbitration state (noc_set_priority). */

@@ -255,6 +255,34 @@ void noc_pcie_vcmap_default(noc_pcie_vcmap *m, uint32_t nvc)
         m->vc[tc] = (uint8_t)(tc % m->nvc);          /* seed 002 Eq. 4.2 */
 }
 
+static const mem_msg *as_mem(const sim_msg *m)
+{
+    return m->type >= MEM_READ && m->type < MEM_MSG_TYPE_COUNT
+               ? (const mem_msg *)m : NULL;
+}
+
+static uint32_t mem_parts(const sim_msg *m)
+{
+    const mem_msg *mm = as_mem(m);
+    return mm && mm->parts > 1 ? mm->parts : 1;
+}
+
+static mgs_time mem_last_ready(const sim_msg *m)
+{
+    const mem_msg *mm = as_mem(m);
+    return mm ? mm->burst_last : 0;
+}
+
+static void mem_arrived(sim_msg *m, mgs_time first, mgs_time last)
+{
+    if (as_mem(m)) {
+        ((mem_msg *)m)->burst_first = first;
+        ((mem_msg *)m)->burst_last = last;
+    }
+}
+
+const noc_burst_ops noc_mem_bursts = {mem_parts, mem_last_ready, mem_arrived};
+
 uint32_t noc_class_pcie_tc(const sim_msg *m, void *ud)
 {
     const noc_pcie_vcmap *map = ud;

@@ -114,4 +114,9 @@ enum {
 };
 uint32_t noc_class_mem_coh(const sim_msg *m, void *ud);
 
+/* Bursts (noc_set_bursts) of a network that carries only memory-protocol
+** and control messages: a mem_msg's parts, burst_last and burst_first
+** (memmsg.h); anything else is one part. */
+extern const noc_burst_ops noc_mem_bursts;
+
 #endif

@@ -83,6 +83,7 @@ void platform_config_default(platform_config *c)
     c->link_latency = 100 * MGS_PS_PER_NS; /* assumed: docs/noc.md */
     c->sm_bandwidth = 1000000000000ull;  /* seed 000 §4.1: 1 TB/s */
     c->with_dma = true;
+    c->copy_burst = 0;                   /* keys.def platform.copy_burst */
     /* assumed: a DDR4 host memory access, ~100 ns (docs/platforms.md) */
     c->host_latency = 100 * MGS_PS_PER_NS;
     c->pcie_vcs = 8;                     /* keys.def [pcie] */
@@ -172,6 +173,7 @@ void platform_config_from(platform_config *c, const mgs_config *k)
     c->pcie_vcs = (uint32_t)k->pcie_vcs;
     c->pcie_starve_ps = (mgs_time)k->pcie_starvation_cycles * c->gpu.period;
     c->copy_allocates_l2 = k->platform_copy_allocates_l2;
+    c->copy_burst = (uint32_t)k->platform_copy_burst;
     c->host_latency = k->platform_host_latency;
     c->shared_iommu = k->mmu_shared_iommu;
     c->iommu_walkers = (uint32_t)k->mmu_iommu_walkers;
@@ -530,6 +532,11 @@ static void wire_host(platform *p, sim_engine *eng, mem_pool *pool,
         platform_place_endpoints_(&p->parts, p->host_net, topo,
                                   p->ngpu_models);
     }
+    /* The DMA engines' host-side bursts (platform.copy_burst; without
+    ** them the network never asks, and the RDMA traffic it may also carry
+    ** pays nothing). */
+    if (c->copy_burst)
+        noc_set_bursts(p->host_net, &noc_mem_bursts);
     simplemem_config hc;
     simplemem_config_default(&hc);
     hc.period = c->gpu.period;
@@ -606,6 +613,7 @@ static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
         dc.device_ports = 4;
         dc.gpu = (int32_t)i;
         dc.device_noalloc = !c->copy_allocates_l2;
+        dc.burst = c->copy_burst > dc.chunk ? c->copy_burst / dc.chunk : 1;
         dc.period = c->gpu.period;
         char name[32];
         snprintf(name, sizeof name, "GPU[%u].DMA", i);

@@ -90,6 +90,7 @@ typedef struct platform_config {
     uint64_t sm_bandwidth;    /* shared: total L2-to-memory bytes/s */
     bool with_dma;            /* DMA engines, host memory, host PCIe */
     bool copy_allocates_l2;   /* copies' device writes fill the L2 */
+    uint32_t copy_burst;      /* bytes per DMA host-side burst (0: none) */
     bool host_frames;         /* RDMA engines reach host frames over the host
                                  link (memory.spill_ppm > 0, host_frames.h) */
     mgs_time host_latency;    /* host memory access, ps */

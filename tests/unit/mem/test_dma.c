@@ -352,6 +352,66 @@ static void test_unaligned_copies(void **state)
     rig_free(&r);
 }
 
+/* Bursts (cfg.burst = 16 chunks): an h2d copy to a misaligned device
+** address (a partial first and last chunk go alone, the whole chunks
+** between in bursts of up to 16), the d2h copy back from another
+** misaligned address; the bytes are right both ways, host memory counts
+** every chunk (a burst's parts), at most max_inflight chunks are out and
+** bursts did fill the budget; a device fault fails a d2h burst whole. */
+static void test_bursts(void **state)
+{
+    (void)state;
+    rig_params p;
+    rig_params_default(&p);
+    p.dma.burst = 16;
+    p.dma.max_inflight = 40;      /* two bursts and a few chunks */
+    rig r;
+    rig_build(&r, &p);
+    enum { N = 20000 };
+    uint8_t *src = mgs_xmalloc(N), *back = mgs_xcalloc(N, 1);
+    for (uint32_t i = 0; i < N; i++)
+        src[i] = (uint8_t)(i * 11 + (i >> 9));
+    dma_msg m;
+    dma_msg_init(&m, DMA_SPACE_HOST, hptr(src) + 0, DMA_SPACE_DEVICE, 0x8010,
+                 N);
+    run_copy(&r, &m);
+    assert_int_equal(m.status, MGS_OK);
+    assert_memory_equal(r.dev_bytes + 0x8010, src, N);
+    assert_int_equal(r.dev_bytes[0x800f], 0);
+    assert_int_equal(r.dev_bytes[0x8010 + N], 0);
+    /* 48 + 311 x 64 + 48 bytes: 313 chunks read from host memory. */
+    assert_int_equal(counter(r.st, "Host", "reads"), 313);
+    assert_int_equal(counter(r.st, "Host", "bytes_read"), N);
+    assert_int_equal(counter(r.st, "GPU[0].DMA", "bytes_h2d"), N);
+    assert_true(r.max_inflight_seen <= 40 && r.max_inflight_seen >= 32);
+    memcpy(r.dev_bytes + 0x20020, src, 4000);
+    dma_msg_init(&m, DMA_SPACE_DEVICE, 0x20020, DMA_SPACE_HOST, hptr(back),
+                 4000);
+    run_copy(&r, &m);
+    assert_int_equal(m.status, MGS_OK);
+    assert_memory_equal(back, src, 4000);
+    assert_int_equal(counter(r.st, "GPU[0].DMA", "bytes_d2h"), 4000);
+    /* Device memory ends at 2 x GPU_BYTES, 40 chunks into this copy of
+    ** 64: the bursts ramp up and down (1, 1, 2, 4, 8, 16 | 16 | 8, 4, 2,
+    ** 1, 1 chunks), so chunks 0-31 reach the host, the burst of chunks
+    ** 32-47 fails whole (its 8 good chunks are not written), and so do the
+    ** 16 chunks after it: 32 faults. */
+    memset(back, 0xee, 4096);
+    dma_msg_init(&m, DMA_SPACE_DEVICE, 2 * GPU_BYTES - 40 * 64,
+                 DMA_SPACE_HOST, hptr(back), 4096);
+    run_copy(&r, &m);
+    assert_int_equal(m.status, MGS_EFAULT);
+    assert_int_equal(counter(r.st, "GPU[0].DMA", "faults"), 32);
+    assert_int_equal(counter(r.st, "GPU[0].DMA", "bytes_d2h"), 4000 + 2048);
+    assert_int_equal(back[0], 0);
+    assert_int_equal(back[2047], 0);
+    assert_int_equal(back[2048], 0xee);
+    assert_int_equal(back[2559], 0xee);
+    free(src);
+    free(back);
+    rig_free(&r);
+}
+
 /* A peer copy: GPU 0's DMA reads its memory and writes GPU 1's through the
 ** RDMA engines; then back again. */
 static void test_peer_copy(void **state)
@@ -542,6 +602,14 @@ static void test_config_validate(void **state)
     c.max_inflight = 0;
     assert_int_equal(dma_config_validate(&c), MGS_EINVAL);
     assert_non_null(strstr(mgs_error_msg(), "max_inflight"));
+    dma_config_default(&c);
+    c.burst = 0;
+    assert_int_equal(dma_config_validate(&c), MGS_EINVAL);
+    c.burst = DMA_MAX_BURST_BYTES / c.chunk;
+    assert_int_equal(dma_config_validate(&c), MGS_OK);
+    c.burst++;
+    assert_int_equal(dma_config_validate(&c), MGS_EINVAL);
+    assert_non_null(strstr(mgs_error_msg(), "burst"));
 }
 
 int main(void)
@@ -551,6 +619,7 @@ int main(void)
         cmocka_unit_test(test_time_follows_bandwidth),
         cmocka_unit_test(test_unaligned_copies),
         cmocka_unit_test(test_peer_copy),
+        cmocka_unit_test(test_bursts),
         cmocka_unit_test(test_bounded_inflight),
         cmocka_unit_test(test_errors_and_queueing),
         cmocka_unit_test(test_no_host_route),

@@ -243,6 +243,46 @@ static void test_switch_latency(void **state)
     star_free(&w);
 }
 
+/* Bursts (noc_set_bursts): a message of type 77 is 8 parts. Through a
+** switch, the burst arrives when the first of 8 separate 64-B messages
+** sent back to back does (cut through part by part), it holds the links
+** as long as they, and the links count 8 messages each. */
+static uint32_t parts_of_77(const sim_msg *m)
+{
+    return m->type == 77 ? 8 : 1;
+}
+
+static void test_burst_times_as_its_parts(void **state)
+{
+    (void)state;
+    noc_link_cfg l = test_link(8);
+    mgs_time at[2];
+    for (int burst = 0; burst < 2; burst++) {
+        star_world w;
+        star_build(&w, &l, 140000, 4, 8, NULL);
+        noc_set_bursts(w.n, &(noc_burst_ops){.parts = parts_of_77});
+        tb_plan(w.ag[0], &w.ag[3]->port, burst ? 1 : 8, 64, 0, 0);
+        if (burst)
+            w.ag[0]->msgs[0].type = 77;
+        assert_int_equal(eng_run(w.e), MGS_OK);
+        assert_int_equal(w.ag[3]->nrecv, burst ? 1 : 8);
+        at[burst] = w.ag[3]->recv_at[w.ag[3]->nrecv - 1];
+        for (int link = 0; link < 4; link++) {
+            noc_link_stats st;
+            noc_link_get_stats(w.n, link, 0, &st);
+            uint64_t want = link == 0 || link == 3 ? 8 : 0;
+            noc_link_stats back;
+            noc_link_get_stats(w.n, link, 1, &back);
+            assert_int_equal(st.messages + back.messages, want);
+            assert_int_equal(st.busy_ps + back.busy_ps, want * 5000);
+        }
+        assert_int_equal(noc_net_check(w.n), 1);
+        star_free(&w);
+    }
+    assert_int_equal(at[0], 2 + 8 * 5000 + 2 * 100000 + 140000 + 5000);
+    assert_int_equal(at[1], at[0] - 7 * 5000);
+}
+
 /* Three senders into one receiver: the switch output alternates between
 ** the inputs (round robin) and each source's messages stay in order. */
 static void test_round_robin_and_order(void **state)
@@ -582,6 +622,7 @@ int main(void)
         cmocka_unit_test(test_stream_bandwidth),
         cmocka_unit_test(test_credit_limited),
         cmocka_unit_test(test_switch_latency),
+        cmocka_unit_test(test_burst_times_as_its_parts),
         cmocka_unit_test(test_round_robin_and_order),
         cmocka_unit_test(test_backpressure_tiny_buffers),
         cmocka_unit_test(test_determinism_and_stats),
