@@ -287,8 +287,11 @@ static bool page_spilled(const mgs_devmem *m, uint64_t k)
     return (k + 1) * f / 1000000 > k * f / 1000000;
 }
 
+/* spill: the application's share of host frames (spill_ppm); all_host:
+** every page in a host frame (zero-copy memory). */
 static int alloc_pages(mgs_devmem *m, int gpu, uint64_t size,
-                       mgs_devmem_mapping how, bool spill, uint64_t *va_out)
+                       mgs_devmem_mapping how, bool spill, bool all_host,
+                       uint64_t *va_out)
 {
     if (gpu >= m->num_gpus)
         return mgs_error_set(MGS_EINVAL, "malloc on GPU %d: only %d GPU(s)",
@@ -301,13 +304,17 @@ static int alloc_pages(mgs_devmem *m, int gpu, uint64_t size,
                              (unsigned long long)size);
     uint64_t npages = (size + pmask) >> m->page_shift;
     spill = spill && m->spill_ppm;
+    if (all_host && !m->gpus[m->num_gpus].refs)
+        return mgs_error_set(MGS_EINVAL, "malloc in host frames: host "
+                             "frames are not enabled");
     /* Pages each GPU (and the host frames) would give up to spilling. */
     uint64_t spilled[MGS_DEVMEM_MAX_POOLS] = {0};
-    for (uint64_t i = 0; spill && i < npages; i++)
-        if (page_spilled(m, m->spill_seen + i)) {
+    for (uint64_t i = 0; (spill || all_host) && i < npages; i++)
+        if (all_host || page_spilled(m, m->spill_seen + i)) {
             spilled[mgs_devmem_page_gpu(m, gpu, i, npages)]++;
             spilled[m->num_gpus]++;
         }
+    spill = spill || all_host;
     if (spill && spilled[m->num_gpus] >
                      gpu_free_frames(&m->gpus[m->num_gpus]))
         return mgs_error_set(MGS_ENOMEM, "out of host frames: %llu pages to "
@@ -343,7 +350,7 @@ static int alloc_pages(mgs_devmem *m, int gpu, uint64_t size,
     uint64_t va = MGS_DEVMEM_VA_BASE + (first << m->page_shift);
     for (uint64_t i = 0; i < npages; i++) {
         int g = mgs_devmem_page_gpu(m, gpu, i, npages);
-        if (spill && page_spilled(m, m->spill_seen + i))
+        if (all_host || (spill && page_spilled(m, m->spill_seen + i)))
             g = m->num_gpus;          /* a host frame */
         uint32_t f = frame_take(&m->gpus[g]);
         uint16_t refs = 0;
@@ -369,7 +376,7 @@ static int alloc_pages(mgs_devmem *m, int gpu, uint64_t size,
     }
     m->allocs[m->nalloc++] = (mgs_devmem_alloc){
         .va = va, .size = size, .npages = npages, .gpu = gpu, .live = true};
-    if (spill)
+    if (spill && !all_host)
         m->spill_seen += npages;
     *va_out = va;
     return MGS_OK;
@@ -378,13 +385,24 @@ static int alloc_pages(mgs_devmem *m, int gpu, uint64_t size,
 int mgs_devmem_alloc_mapped(mgs_devmem *m, int gpu, uint64_t size,
                             mgs_devmem_mapping how, uint64_t *va_out)
 {
-    return alloc_pages(m, gpu, size, how, false, va_out);
+    return alloc_pages(m, gpu, size, how, false, false, va_out);
 }
 
 int mgs_devmem_alloc_app(mgs_devmem *m, int gpu, uint64_t size,
                          mgs_devmem_mapping how, uint64_t *va_out)
 {
-    return alloc_pages(m, gpu, size, how, true, va_out);
+    return alloc_pages(m, gpu, size, how, true, false, va_out);
+}
+
+int mgs_devmem_alloc_host(mgs_devmem *m, int gpu, uint64_t size,
+                          uint64_t *va_out)
+{
+    return alloc_pages(m, gpu, size, MGS_MAP_ALL, false, true, va_out);
+}
+
+bool mgs_devmem_host_frames_on(const mgs_devmem *m)
+{
+    return m->gpus[m->num_gpus].refs != NULL;
 }
 
 int mgs_devmem_enable_host_frames(mgs_devmem *m, uint32_t spill_ppm)

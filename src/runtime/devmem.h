@@ -216,6 +216,14 @@ int mgs_devmem_alloc_app(mgs_devmem *m, int gpu, uint64_t size,
 ** tables), reached by the GPUs over their host link; spill_ppm (0..500000)
 ** of the application's pages go there. MGS_ECONFIG if out of range. */
 int mgs_devmem_enable_host_frames(mgs_devmem *m, uint32_t spill_ppm);
+/* Zero-copy memory (HIP's hipHostMalloc, docs/hip.md): an allocation
+** whose every page takes a host frame, mapped in every table; gpu is only
+** its owner (as mgs_devmem_alloc_range's). MGS_EINVAL if host frames are
+** not enabled, MGS_ENOMEM if too few are free. */
+int mgs_devmem_alloc_host(mgs_devmem *m, int gpu, uint64_t size,
+                          uint64_t *va_out);
+/* Whether host frames are enabled (mgs_devmem_enable_host_frames). */
+bool mgs_devmem_host_frames_on(const mgs_devmem *m);
 /* The first physical address of the host frames. */
 uint64_t mgs_devmem_host_frames_base(const mgs_devmem *m);
 int mgs_devmem_free_range(mgs_devmem *m, uint64_t va);

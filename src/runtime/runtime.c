@@ -177,6 +177,14 @@ void mgs_rt_options_default(mgs_rt_options *o)
 
 /* ---- up-front checks -------------------------------------------------- */
 
+/* Whether host frames are wired for zero-copy memory (host_frames.h). */
+static bool zero_copy_wired(const mgs_rt_options *o)
+{
+    return o->zero_copy &&
+           host_frames_zero_copy(o->config, o->platform, o->num_gpus,
+                                 o->mode == MGS_MODE_TIMING);
+}
+
 /* The platform the options describe (timing mode). */
 static int platform_of(const mgs_rt_options *o, platform_config *pc)
 {
@@ -191,6 +199,8 @@ static int platform_of(const mgs_rt_options *o, platform_config *pc)
                                  o->platform);
         pc->type = (platform_type)type;
     }
+    if (zero_copy_wired(o))
+        pc->host_frames = true;
     return MGS_OK;
 }
 
@@ -295,12 +305,15 @@ int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out)
     if (!rc && o->config && o->num_gpus > 1 &&
         !strncmp(o->config->coherence_protocol, "carve-", 6))
         rc = mgs_devmem_reserve_top(&rt->mem, o->config->carve_rdc_size);
-    /* Host frames: memory.spill_ppm of the application's pages. */
+    /* Host frames: memory.spill_ppm of the application's pages, and
+    ** zero-copy memory. */
     if (!rc && host_frames_wanted(o->config) &&
         !(rc = host_frames_check(o->config, o->num_gpus,
                                  o->mode == MGS_MODE_TIMING)))
         rc = mgs_devmem_enable_host_frames(
             &rt->mem, (uint32_t)o->config->memory_spill_ppm);
+    if (!rc && !host_frames_wanted(o->config) && zero_copy_wired(o))
+        rc = mgs_devmem_enable_host_frames(&rt->mem, 0);
     if (rc) {
         mgs_devmem_destroy(&rt->mem);
         free(rt);
@@ -416,6 +429,19 @@ int mgs_malloc(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out)
         mgs_devmem_tag_runs(&rt->mem, *out, size,
                             (unsigned)__builtin_ctzll(k->memory_pasi_initial /
                                                       rt->mem.page_size));
+    return rc;
+}
+
+int mgs_malloc_host(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out,
+                    int *host_link)
+{
+    *host_link = 0;
+    if (!zero_copy_wired(&rt->opt))
+        return mgs_malloc(rt, gpu, size, out);
+    if (gpu < MGS_GPU_ALL)
+        return mgs_error_set(MGS_EINVAL, "malloc on GPU %d: no such GPU", gpu);
+    int rc = mgs_devmem_alloc_host(&rt->mem, gpu, size, out);
+    *host_link = !rc;
     return rc;
 }
 
