@@ -1064,6 +1064,27 @@ static uint8_t *view_span(void *v, uint64_t addr, size_t n, bool write)
     return b ? b + (pa & BLOCK_MASK) : NULL;
 }
 
+uint64_t mgs_devmem_alloc_end(const mgs_devmem *m, uint64_t va)
+{
+    if (va < MGS_DEVMEM_VA_BASE)
+        return 0;
+    uint64_t vpn = (va - MGS_DEVMEM_VA_BASE) >> m->page_shift;
+    return vpn < m->npte ? m->alloc_end[vpn] : 0;
+}
+
+static uint64_t ops_alloc_end(void *mem, uint64_t addr)
+{
+    return mgs_devmem_alloc_end(mem, addr);
+}
+
+const gcn_mem_ops mgs_devmem_bounds_ops = {.alloc_end = ops_alloc_end};
+
+static uint64_t view_alloc_end(void *v, uint64_t addr)
+{
+    const mgs_devmem_view *w = v;
+    return mgs_devmem_alloc_end(w->mem, addr);
+}
+
 const gcn_mem_ops mgs_devmem_view_ops = {
     .read = view_read, .write = view_write, .atomic = view_atomic,
-    .span = view_span};
+    .span = view_span, .alloc_end = view_alloc_end};

@@ -227,6 +227,9 @@ bool mgs_devmem_host_frames_on(const mgs_devmem *m);
 /* The first physical address of the host frames. */
 uint64_t mgs_devmem_host_frames_base(const mgs_devmem *m);
 int mgs_devmem_free_range(mgs_devmem *m, uint64_t va);
+/* The end (first byte after) of the live allocation whose pages hold va,
+** or 0 (no allocation there). */
+uint64_t mgs_devmem_alloc_end(const mgs_devmem *m, uint64_t va);
 /* Bytes requested by the live allocation starting at va, or 0. */
 uint64_t mgs_devmem_alloc_size(mgs_devmem *m, uint64_t va);
 
@@ -326,5 +329,8 @@ uint64_t mgs_devmem_used_pages(const mgs_devmem *m, int gpu);
 struct gcn_mem_ops;
 extern const struct gcn_mem_ops mgs_devmem_ops;
 extern const struct gcn_mem_ops mgs_devmem_view_ops;
+/* Only alloc_end, over an mgs_devmem: the timing model's CUs, whose data
+** goes through the memory system, ask it where allocations end. */
+extern const struct gcn_mem_ops mgs_devmem_bounds_ops;
 
 #endif

@@ -52,6 +52,7 @@
 #include "config/config.h"
 #include "gcn3/codeobj.h"
 #include "gcn3/emu.h"
+#include "gcn3/exec_mem_plan.h"
 #include "gpu/cu.h"
 #include "mgsim/errors.h"
 #include "platform/gpu_build.h"
@@ -90,6 +91,11 @@ struct mgs_module {
 typedef struct launch_bufs {
     mgs_dptr kernarg, packet, queue, scratch;
     uint32_t *wgs;              /* a Locality API launch's list (owned) */
+    gcn_past_end *past_end;     /* the first access past an allocation's
+                                   end, warned about when the launch ends
+                                   (owned; NULL: not looked for) */
+    char *kernel;               /* its kernel's name (owned) */
+    uint64_t code_vaddr;        /* its kernel's code address */
 } launch_bufs;
 
 struct mgs_rt {
@@ -840,8 +846,31 @@ static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 ** have written scratch, so after a successful run it goes through
 ** free_range (its lines leave the caches); the others were only read.
 ** After a failure nothing more is simulated (the first error stays). */
+/* The bounds rule's warning (docs/runtime.md "one bounds rule"): one
+** line for a launch's first access past an allocation's end inside its
+** last page, which does not fault unless sim.strict_bounds. */
+static void warn_past_end(const launch_bufs *b)
+{
+    const gcn_past_end *e = b->past_end;
+    if (!e || !e->seen)
+        return;
+    fprintf(stderr, "mgsim: warning: kernel %s wave (%u,%u,%u)/%u pc 0x%llx: "
+            "%s of %u bytes past the end of an allocation at address "
+            "0x%llx, inside its last page (no fault, as on ROCm; "
+            "sim.strict_bounds = true makes it one)\n", b->kernel, e->wg[0],
+            e->wg[1], e->wg[2], e->wave,
+            (unsigned long long)(b->code_vaddr + e->pc),
+            e->write ? "write" : "read", e->bytes,
+            (unsigned long long)e->addr);
+}
+
 static void free_bufs_after(mgs_rt *rt, launch_bufs *b, bool ran_ok)
 {
+    warn_past_end(b);
+    free(b->past_end);
+    free(b->kernel);
+    b->past_end = NULL;
+    b->kernel = NULL;
     mgs_dptr *all[] = {&b->kernarg, &b->packet, &b->queue};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (*all[i])
@@ -972,6 +1001,12 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
     if ((rc = module_image(k->module, home, &load_base)))
         return rc;
 
+    bool strict = rt->opt.config && rt->opt.config->sim_strict_bounds;
+    if (!strict && !rt->rec) { /* a recorded launch's replays run later */
+        b->past_end = mgs_xcalloc(1, sizeof *b->past_end);
+        b->kernel = mgs_xstrdup(k->prog.kernel->name);
+        b->code_vaddr = k->prog.code_vaddr;
+    }
     *el = (gcn_emu_launch){
         .prog = &k->prog, .lds_bytes = lds, .kernarg_va = b->kernarg,
         .dispatch_va = b->packet, .queue_va = b->queue,
@@ -983,10 +1018,11 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
                          ? mgs_hostcall_interrupt : NULL,
         .host = calls_host ? rt->hostcall : NULL,
         .max_wave_insts = rt->opt.config ? rt->opt.config->sim_max_wave_insts
-                                         : 0};
+                                         : 0,
+        .strict_bounds = strict, .past_end = b->past_end};
     rt->view = (mgs_devmem_view){
         .mem = &rt->mem, .gpu = home,
-        .page_bounds = !(rt->opt.config && rt->opt.config->sim_strict_bounds)};
+        .page_bounds = !strict};
     memcpy(el->grid, l->grid, sizeof el->grid);
     memcpy(el->block, l->block, sizeof el->block);
     return MGS_OK;
