@@ -373,8 +373,11 @@ void mgs_rt_free(mgs_rt *rt)
     free(rt->async);
     mgs_timing_free(rt->timing);  /* before the devmem it borrows */
     mgs_hostcall_free(rt->hostcall);
-    for (size_t i = 0; i < rt->npending; i++)
+    for (size_t i = 0; i < rt->npending; i++) {
         free(rt->pending[i].wgs);
+        free(rt->pending[i].past_end);
+        free(rt->pending[i].kernel);
+    }
     free(rt->pending);            /* the ranges go with the devmem */
     mgs_devmem_destroy(&rt->mem);
     free(rt->gpu_wgs);
