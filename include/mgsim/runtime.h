@@ -37,6 +37,9 @@ typedef struct mgs_rt_options {
     const uint64_t *spill_heat;
     uint64_t spill_heat_pages;
     bool record_heat;
+    int zero_copy;               /* the program may use zero-copy memory
+                                    (libmgsim-hip): host frames are wired
+                                    where memory.zero_copy allows */
 } mgs_rt_options;
 
 /* Fills defaults: emu, 1 GPU, 4 GiB per GPU, discrete. */
@@ -68,6 +71,13 @@ int mgs_malloc(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out);
 ** touches it, then to whichever GPU faults on it next; otherwise it is
 ** mgs_malloc(rt, MGS_GPU_ALL, ...). */
 int mgs_malloc_managed(mgs_rt *rt, size_t size, mgs_dptr *out);
+/* Zero-copy memory (libmgsim-hip's hipHostMalloc): with host frames wired
+** for it (mgs_rt_options.zero_copy, memory.zero_copy = host_link, a timing
+** platform that supports it) every page lives in host memory and kernels
+** reach it over the host link (*host_link = 1); otherwise as mgs_malloc
+** (*host_link = 0). */
+int mgs_malloc_host(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out,
+                    int *host_link);
 int mgs_free(mgs_rt *rt, mgs_dptr p);
 int mgs_memcpy_h2d(mgs_rt *rt, mgs_dptr dst, const void *src, size_t n);
 int mgs_memcpy_d2h(mgs_rt *rt, void *dst, mgs_dptr src, size_t n);

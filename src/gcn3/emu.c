@@ -128,7 +128,8 @@ int gcn_emu_init(gcn_emu *e, const gcn_emu_launch *cfg)
         .lds_size = cfg->lds_bytes, .code = cfg->prog->code,
         .code_size = cfg->prog->code_size, .private_base = cfg->scratch_va,
         .code_vaddr = cfg->prog->code_vaddr + cfg->load_base,
-        .interrupt = cfg->interrupt, .host = cfg->host};
+        .interrupt = cfg->interrupt, .host = cfg->host,
+        .past_end = cfg->past_end, .strict_bounds = cfg->strict_bounds};
     for (int i = 0; i < GCN_EMU_MAX_WAVES; i++) {
         e->waves[i].vgpr = e->vgpr_store + (size_t)i * nvgpr * GCN_WAVE_LANES;
         e->waves[i].nvgpr = nvgpr;

@@ -127,6 +127,14 @@ typedef struct gcn_emu_launch {
     ** work-group would set never finishes; this turns the hang into an
     ** error. */
     uint64_t max_wave_insts;
+    /* An access past the end of an allocation faults even inside its last
+    ** page (sim.strict_bounds), reported per lane the same way in both
+    ** modes (gcn_mem_plan_bounds_fault). */
+    bool strict_bounds;
+    /* Otherwise, where the launch's first such access is recorded for a
+    ** warning (gcn_mem_plan_note_past_end; NULL: not looked for). Owned
+    ** by the caller, valid until the launch ends. */
+    struct gcn_past_end *past_end;
 } gcn_emu_launch;
 
 /* 2^30 instructions: far beyond any real wave (a 4096^2 matrix multiply

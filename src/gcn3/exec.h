@@ -41,6 +41,9 @@ typedef struct gcn_mem_ops {
     int (*atomic)(void *mem, uint64_t addr, unsigned op, unsigned size,
                   uint64_t src, uint64_t cmp, uint64_t *old);
     uint8_t *(*span)(void *mem, uint64_t addr, size_t n, bool write);
+    /* Optional: the end of the allocation holding addr (0: none known);
+    ** the bounds rule of timing mode (gcn_mem_plan_past_end). */
+    uint64_t (*alloc_end)(void *mem, uint64_t addr);
 } gcn_mem_ops;
 
 /* s_sendmsg message types (simm16[3:0]) that compute kernels send. */
@@ -59,6 +62,9 @@ typedef struct gcn_exec_ctx {
     uint64_t code_vaddr;        /* address of code[0] as s_getpc sees it */
     int (*interrupt)(void *host, uint32_t data); /* may be NULL (emu.h) */
     void *host;
+    struct gcn_past_end *past_end; /* the launch's first access past an
+                                      allocation's end, or NULL (emu.h) */
+    bool strict_bounds;            /* such an access faults (emu.h) */
 } gcn_exec_ctx;
 
 int gcn_exec_scalar(gcn_wave *w, const gcn_inst *in);

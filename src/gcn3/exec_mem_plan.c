@@ -27,6 +27,10 @@
 
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* Fills kind / sizes of a FLAT or MUBUF op; false if not a memory op we
 ** model. */
 static bool describe_vector(unsigned op, gcn_mem_plan *p)
@@ -623,12 +627,120 @@ int gcn_mem_plan_access(gcn_mem_plan *p, const gcn_mem_ops *ops, void *mem)
     return MGS_OK;
 }
 
+/* ---- bounds ---- */
+
+/* The AND of a[0..63] and the OR of b[0..63]. */
+static inline void lanes_and_or(const uint64_t *a, const uint64_t *b,
+                                uint64_t *and_out, uint64_t *or_out)
+{
+#ifdef __SSE2__
+    __m128i x = _mm_set1_epi64x(-1), y = _mm_setzero_si128();
+    for (unsigned l = 0; l < GCN_WAVE_LANES; l += 2) {
+        x = _mm_and_si128(x, _mm_loadu_si128((const __m128i *)(a + l)));
+        y = _mm_or_si128(y, _mm_loadu_si128((const __m128i *)(b + l)));
+    }
+    uint64_t xs[2], ys[2];
+    _mm_storeu_si128((__m128i *)xs, x);
+    _mm_storeu_si128((__m128i *)ys, y);
+    *and_out = xs[0] & xs[1];
+    *or_out = ys[0] | ys[1];
+#else
+    uint64_t x = UINT64_MAX, y = 0;
+    for (unsigned l = 0; l < GCN_WAVE_LANES; l++) {
+        x &= a[l];
+        y |= b[l];
+    }
+    *and_out = x;
+    *or_out = y;
+#endif
+}
+
+bool gcn_mem_plan_past_end(const gcn_mem_plan *p, const gcn_mem_ops *ops,
+                           void *mem, gcn_past_end *out)
+{
+    if (p->kind == GCN_MEM_NONE || !p->mem_lanes || !ops->alloc_end)
+        return false;
+    /* Bytes per lane: SMEM's lanes are dwords; atomics one element. */
+    unsigned rows = p->scalar || p->kind == GCN_MEM_ATOMIC ? 1 : p->nelem;
+    unsigned bytes = p->scalar ? 4 : p->elem_bytes;
+    /* A lane's elements lie at increasing addresses (consecutive, or
+    ** 256 B apart in the private aperture), so the lowest address is in
+    ** row 0 and the highest in the last row: one lookup when the whole
+    ** span [lo, hi] lies in lo's allocation (the usual case). Allocations
+    ** start on a page, so lo may be any address of the span's first
+    ** page; with every lane active, the AND of the addresses (<= the
+    ** lowest) and their OR (>= the highest) bound the span without
+    ** compares (the loop vectorises). */
+    const uint64_t *first = p->addr[0], *last = p->addr[rows - 1];
+    uint64_t lo = UINT64_MAX, hi = 0;
+    if (p->mem_lanes == ~0ull) {
+        lanes_and_or(first, last, &lo, &hi);
+    } else {
+        for (uint64_t m = p->mem_lanes; m; m &= m - 1) {
+            unsigned l = (unsigned)__builtin_ctzll(m);
+            lo = first[l] < lo ? first[l] : lo;
+            hi = last[l] > hi ? last[l] : hi;
+        }
+    }
+    uint64_t end = ops->alloc_end(mem, lo);
+    if (end && hi + bytes <= end)
+        return false;
+    for (unsigned e = 0; e < rows; e++)
+        for (uint64_t m = p->mem_lanes; m; m &= m - 1) {
+            uint64_t a = p->addr[e][__builtin_ctzll(m)];
+            uint64_t ae = ops->alloc_end(mem, a);
+            if (ae && a + bytes > ae) {
+                out->addr = ae;
+                out->bytes = bytes;
+                out->write = p->kind != GCN_MEM_LOAD;
+                return true;
+            }
+        }
+    return false;
+}
+
+int gcn_mem_plan_bounds_fault(const gcn_mem_plan *p, const gcn_mem_ops *ops,
+                              void *mem)
+{
+    gcn_past_end f;
+    if (!gcn_mem_plan_past_end(p, ops, mem, &f))
+        return MGS_OK;
+    return mgs_error_set(MGS_EFAULT, "memory fault at address 0x%llx (%s of "
+                         "%u bytes)", (unsigned long long)f.addr,
+                         f.write ? "write" : "read", f.bytes);
+}
+
+void gcn_mem_plan_note_past_end(const gcn_mem_plan *p, const gcn_wave *w,
+                                const gcn_mem_ops *ops, void *mem,
+                                gcn_past_end *note)
+{
+    gcn_past_end f;
+    if (!gcn_mem_plan_past_end(p, ops, mem, &f) ||
+        __atomic_exchange_n(&note->seen, 1u, __ATOMIC_ACQ_REL))
+        return;
+    note->addr = f.addr;
+    note->bytes = f.bytes;
+    note->write = f.write;
+    note->pc = w->pc;
+    memcpy(note->wg, w->wg_id, sizeof note->wg);
+    note->wave = w->wave_id;
+}
+
 /* ---- completion ---- */
 
 int gcn_mem_plan_run(gcn_wave *w, gcn_mem_plan *p)
 {
     const gcn_exec_ctx *ctx = w->ctx;
-    int rc = gcn_mem_plan_access(p, ctx->mem_ops, ctx->mem);
+    /* The bounds rule as in timing mode (cu_issue.c): a fault reported
+    ** per lane, or the launch's first such access noted for a warning. */
+    int rc = MGS_OK;
+    if (ctx->strict_bounds)
+        rc = gcn_mem_plan_bounds_fault(p, ctx->mem_ops, ctx->mem);
+    else if (ctx->past_end && !ctx->past_end->seen)
+        gcn_mem_plan_note_past_end(p, w, ctx->mem_ops, ctx->mem,
+                                   ctx->past_end);
+    if (rc == MGS_OK)
+        rc = gcn_mem_plan_access(p, ctx->mem_ops, ctx->mem);
     if (rc == MGS_OK)
         gcn_mem_plan_complete(w, p);
     return rc;

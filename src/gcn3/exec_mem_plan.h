@@ -80,6 +80,35 @@ int gcn_mem_plan_inst(gcn_wave *w, const gcn_inst *in, gcn_mem_plan *p);
 ** error (MGS_EFAULT). */
 int gcn_mem_plan_access(gcn_mem_plan *p, const gcn_mem_ops *ops, void *mem);
 
+/* The bounds rule (docs/runtime.md "one bounds rule"): an access that
+** reaches past the end of the allocation its first byte lies in, inside
+** that allocation's last (mapped) page. Unmapped addresses are left to the
+** memory system; ops without alloc_end never find one. */
+typedef struct gcn_past_end {
+    uint32_t seen;         /* set (atomically) by the first one found */
+    uint32_t bytes;        /* bytes of the lane's access */
+    bool write;
+    uint64_t addr;         /* the allocation's end: the first byte outside */
+    uint64_t pc;           /* the instruction's offset in the kernel code */
+    uint32_t wg[3], wave;
+} gcn_past_end;
+
+/* Whether a lane of p reaches past its allocation's end; the first such
+** lane's access in *out (addr, bytes, write). */
+bool gcn_mem_plan_past_end(const gcn_mem_plan *p, const gcn_mem_ops *ops,
+                           void *mem, gcn_past_end *out);
+/* sim.strict_bounds: MGS_EFAULT with the message of emu mode's memory
+** view ("memory fault at address A (read of N bytes)", A the allocation's
+** end) if a lane of p reaches past its allocation's end, else MGS_OK. */
+int gcn_mem_plan_bounds_fault(const gcn_mem_plan *p, const gcn_mem_ops *ops,
+                              void *mem);
+/* The warning's record (sim.strict_bounds off): unless note already holds
+** one, the first lane of w's plan p past its allocation's end, with w's
+** work-group, wave and PC. Safe from several threads (one wins). */
+void gcn_mem_plan_note_past_end(const gcn_mem_plan *p, const gcn_wave *w,
+                                const gcn_mem_ops *ops, void *mem,
+                                gcn_past_end *note);
+
 /* Writes load results / atomic return values into the registers. */
 void gcn_mem_plan_complete(gcn_wave *w, const gcn_mem_plan *p);
 

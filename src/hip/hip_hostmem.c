@@ -10,9 +10,9 @@
 ** argument pointing into it is translated to the shadow at launch
 ** (hip_launch.c). hipHostRegister makes the program's own memory shared the
 ** same way (the program keeps ownership of the bytes; the runtime only adds
-** a shadow). Limit: kernels reach the shadow in device memory, not host
-** memory over the host link, so the timing of zero-copy accesses is that of
-** device memory (docs/hip.md).
+** a shadow). In timing mode the shadow of such memory is normally in host
+** frames (memory.zero_copy = host_link, mgs_malloc_host), so kernels reach
+** it over the host link (docs/hip.md).
 */
 #include "hip/hip_internal.h"
 #include "mgsim/errors.h"

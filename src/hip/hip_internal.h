@@ -83,6 +83,9 @@ typedef struct mhip_alloc {
     bool registered;      /* host: the program's memory (hipHostRegister),
                              not ours to free */
     unsigned flags;       /* host: hipHostMalloc / hipHostRegister flags */
+    bool host_link;       /* host: the shadow is in host frames (zero-copy
+                             over the host link, mgs_malloc_host): the
+                             launch / synchronise copies are untimed */
 } mhip_alloc;
 
 /* ---- modules and kernels ---------------------------------------------- */

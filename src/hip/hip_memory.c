@@ -94,7 +94,11 @@ void mhip_memory_release_all(void)
 hipError_t mhip_shared_in(mhip_alloc *a, const char *call)
 {
     if (a->kind == MHIP_MEM_DEVICE || a->on_device) return hipSuccess;
-    int rc = mgs_memcpy_h2d(mhip_g.rt, a->dev, a->host, a->size);
+    /* Zero-copy memory in host frames is host memory: the copy stands for
+    ** the one buffer both sides see, so it takes no simulated time. */
+    int rc = a->host_link
+                 ? mgs_memcpy_h2d_untimed(mhip_g.rt, a->dev, a->host, a->size)
+                 : mgs_memcpy_h2d(mhip_g.rt, a->dev, a->host, a->size);
     if (rc)
         return mhip_fail(mhip_from_mgs(rc), call,
                          "copying managed memory to the device: %s",
@@ -107,7 +111,9 @@ hipError_t mhip_shared_in(mhip_alloc *a, const char *call)
 hipError_t mhip_shared_out(mhip_alloc *a, const char *call)
 {
     if (!a->on_device) return hipSuccess;
-    int rc = mgs_memcpy_d2h(mhip_g.rt, a->host, a->dev, a->size);
+    int rc = a->host_link
+                 ? mgs_memcpy_d2h_untimed(mhip_g.rt, a->host, a->dev, a->size)
+                 : mgs_memcpy_d2h(mhip_g.rt, a->host, a->dev, a->size);
     if (rc)
         return mhip_fail(mhip_from_mgs(rc), call,
                          "copying managed memory to the host: %s",
@@ -399,8 +405,12 @@ hipError_t mhip_alloc_record(mhip_mem_kind kind, size_t size,
     /* A managed buffer's shadow is managed memory of the runtime: with
     ** memory.management = migrate it starts on the host and each page
     ** moves to the first GPU that touches it (docs/memory-management.md). */
+    int host_link = 0;
     int rc = kind == MHIP_MEM_MANAGED
                  ? mgs_malloc_managed(mhip_g.rt, size, &dev)
+             : kind == MHIP_MEM_HOST
+                 ? mgs_malloc_host(mhip_g.rt, mhip_runtime_gpu(gpu), size,
+                                   &dev, &host_link)
                  : mgs_malloc(mhip_g.rt, mhip_runtime_gpu(gpu), size, &dev);
     if (rc)
         return mhip_fail(mhip_from_mgs(rc), call, "%zu bytes on device %d: %s",
@@ -410,6 +420,7 @@ hipError_t mhip_alloc_record(mhip_mem_kind kind, size_t size,
     a->gpu = gpu;
     a->dev = dev;
     a->size = size;
+    a->host_link = host_link;
     *out = a;
     return hipSuccess;
 }

@@ -151,6 +151,7 @@ hipError_t mhip_ensure_init(void)
         o.mem_per_gpu = cfg->platform_mem_per_gpu;
         o.platform = cfg->platform_type;
         o.config = cfg;
+        o.zero_copy = 1; /* hipHostMalloc memory over the host link */
         rc = mhip_report_open(&o);
     }
     if (rc == MGS_OK) rc = mgs_rt_new(&o, &mhip_g.rt);

@@ -185,8 +185,9 @@ uint32_t rdma_config_incoming(const rdma_config *c)
 
 int rdma_config_validate(const rdma_config *c)
 {
-    if (c->ngpus < 2)
-        return mgs_error_set(MGS_EINVAL, "rdma ngpus must be >= 2 (got %u)",
+    /* One GPU: no peers, only host frames behind the host link. */
+    if (c->ngpus < 1)
+        return mgs_error_set(MGS_EINVAL, "rdma ngpus must be >= 1 (got %u)",
                              c->ngpus);
     if (c->gpu >= c->ngpus)
         return mgs_error_set(MGS_EINVAL, "rdma gpu %u out of range (ngpus "

@@ -65,7 +65,7 @@
 
 typedef struct rdma_config {
     uint32_t gpu;               /* this engine's GPU index */
-    uint32_t ngpus;             /* GPUs in the platform (>= 2) */
+    uint32_t ngpus;             /* GPUs in the platform (1: host frames only) */
     uint64_t bytes_per_gpu;     /* default home map: addr / bytes_per_gpu */
     uint32_t line;              /* bytes per remote packet (power of 2) */
     uint32_t outgoing_entries;  /* parts in flight to homes (and requests

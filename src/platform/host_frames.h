@@ -15,7 +15,9 @@
 **
 ** memory.spill_ppm > 0 turns it on (the runtime enables the pool and the
 ** platform wires the ports); host_frames_check refuses configurations it
-** does not support, with one line.
+** does not support, with one line. libmgsim-hip's zero-copy memory
+** (memory.zero_copy = host_link, docs/hip.md) turns it on too, where the
+** configuration supports it (host_frames_zero_copy), on one GPU as well.
 */
 #ifndef MGS_PLATFORM_HOST_FRAMES_H
 #define MGS_PLATFORM_HOST_FRAMES_H
@@ -56,5 +58,12 @@ bool host_frames_wanted(const struct mgs_config *k);
 ** host link (platform.copy_timing = dma), coherence nc or carve-*,
 ** memory.management = none, one simulation thread. */
 int host_frames_check(const struct mgs_config *k, int num_gpus, bool timing);
+/* Whether a program that may use zero-copy memory (mgs_rt_options.
+** zero_copy) gets host frames: memory.zero_copy = host_link and the rules
+** above, with 1 GPU allowed. type: the platform type (NULL: the
+** configuration's). False otherwise (zero-copy memory then lives in GPU
+** memory, as with memory.zero_copy = device). */
+bool host_frames_zero_copy(const struct mgs_config *k, const char *type,
+                           int num_gpus, bool timing);
 
 #endif

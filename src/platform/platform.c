@@ -273,8 +273,18 @@ static void gpu_config_of(const platform_config *c, uint32_t i,
     g->gpu = (int)i;
     g->phys_base = (uint64_t)i * c->gpu.mem_bytes;
     g->external_mmu = c->shared_iommu;
-    if (c->ngpus < 2)
+    if (c->ngpus < 2) {
+        /* Host frames on one GPU (zero-copy memory, host_frames.h): an
+        ** RDMA engine with no peers sends the host window's parts over
+        ** the host link; local addresses still go straight to the L2. */
+        if (c->host_frames && c->type != PLATFORM_MONOLITHIC &&
+            c->type != PLATFORM_SHARED) {
+            g->with_rdma = true;
+            g->rdma.ngpus = 1;
+            g->rdma.bytes_per_gpu = c->gpu.mem_bytes;
+        }
         return;
+    }
     if (c->type == PLATFORM_SHARED) {
         g->external_memory = true;
         return;
@@ -635,6 +645,8 @@ static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
             /* Parts homed in host frames leave by the RDMA engine's host
             ** port, beside the DMA engine's (host_frames.h). */
             rdma_engine *r = gpu_build_rdma(g);
+            if (!r)
+                continue; /* validated: host_frames.h; never here */
             noc_attach(p->host_net, rdma_host(r), topo.gpu[i]);
             rdma_set_host(r, simplemem_port(p->host_mem), st);
         }

@@ -316,8 +316,12 @@ static void heat_map(mgs_devmem *m, uint64_t vfirst, uint64_t npages,
         m->vpage_app[vfirst + i] = app && i < npages ? first + i + 1 : 0;
 }
 
+/* spill: an application allocation (its pages counted in app_pages; its
+** share of host frames under spill_ppm); all_host: every page in a host
+** frame (zero-copy memory). */
 static int alloc_pages(mgs_devmem *m, int gpu, uint64_t size,
-                       mgs_devmem_mapping how, bool spill, uint64_t *va_out)
+                       mgs_devmem_mapping how, bool spill, bool all_host,
+                       uint64_t *va_out)
 {
     if (gpu >= m->num_gpus)
         return mgs_error_set(MGS_EINVAL, "malloc on GPU %d: only %d GPU(s)",
@@ -331,13 +335,17 @@ static int alloc_pages(mgs_devmem *m, int gpu, uint64_t size,
     uint64_t npages = (size + pmask) >> m->page_shift;
     bool app = spill;
     spill = spill && m->spill_ppm;
+    if (all_host && !m->gpus[m->num_gpus].refs)
+        return mgs_error_set(MGS_EINVAL, "malloc in host frames: host "
+                             "frames are not enabled");
     /* Pages each GPU (and the host frames) would give up to spilling. */
     uint64_t spilled[MGS_DEVMEM_MAX_POOLS] = {0};
-    for (uint64_t i = 0; spill && i < npages; i++)
-        if (page_spilled(m, m->app_pages + i)) {
+    for (uint64_t i = 0; (spill || all_host) && i < npages; i++)
+        if (all_host || page_spilled(m, m->app_pages + i)) {
             spilled[mgs_devmem_page_gpu(m, gpu, i, npages)]++;
             spilled[m->num_gpus]++;
         }
+    spill = spill || all_host;
     if (spill && spilled[m->num_gpus] >
                      gpu_free_frames(&m->gpus[m->num_gpus]))
         return mgs_error_set(MGS_ENOMEM, "out of host frames: %llu pages to "
@@ -373,7 +381,7 @@ static int alloc_pages(mgs_devmem *m, int gpu, uint64_t size,
     uint64_t va = MGS_DEVMEM_VA_BASE + (first << m->page_shift);
     for (uint64_t i = 0; i < npages; i++) {
         int g = mgs_devmem_page_gpu(m, gpu, i, npages);
-        if (spill && page_spilled(m, m->app_pages + i))
+        if (all_host || (spill && page_spilled(m, m->app_pages + i)))
             g = m->num_gpus;          /* a host frame */
         uint32_t f = frame_take(&m->gpus[g]);
         uint16_t refs = 0;
@@ -409,13 +417,24 @@ static int alloc_pages(mgs_devmem *m, int gpu, uint64_t size,
 int mgs_devmem_alloc_mapped(mgs_devmem *m, int gpu, uint64_t size,
                             mgs_devmem_mapping how, uint64_t *va_out)
 {
-    return alloc_pages(m, gpu, size, how, false, va_out);
+    return alloc_pages(m, gpu, size, how, false, false, va_out);
 }
 
 int mgs_devmem_alloc_app(mgs_devmem *m, int gpu, uint64_t size,
                          mgs_devmem_mapping how, uint64_t *va_out)
 {
-    return alloc_pages(m, gpu, size, how, true, va_out);
+    return alloc_pages(m, gpu, size, how, true, false, va_out);
+}
+
+int mgs_devmem_alloc_host(mgs_devmem *m, int gpu, uint64_t size,
+                          uint64_t *va_out)
+{
+    return alloc_pages(m, gpu, size, MGS_MAP_ALL, false, true, va_out);
+}
+
+bool mgs_devmem_host_frames_on(const mgs_devmem *m)
+{
+    return m->gpus[m->num_gpus].refs != NULL;
 }
 
 int mgs_devmem_enable_host_frames(mgs_devmem *m, uint32_t spill_ppm)
@@ -1140,6 +1159,27 @@ static uint8_t *view_span(void *v, uint64_t addr, size_t n, bool write)
     return b ? b + (pa & BLOCK_MASK) : NULL;
 }
 
+uint64_t mgs_devmem_alloc_end(const mgs_devmem *m, uint64_t va)
+{
+    if (va < MGS_DEVMEM_VA_BASE)
+        return 0;
+    uint64_t vpn = (va - MGS_DEVMEM_VA_BASE) >> m->page_shift;
+    return vpn < m->npte ? m->alloc_end[vpn] : 0;
+}
+
+static uint64_t ops_alloc_end(void *mem, uint64_t addr)
+{
+    return mgs_devmem_alloc_end(mem, addr);
+}
+
+const gcn_mem_ops mgs_devmem_bounds_ops = {.alloc_end = ops_alloc_end};
+
+static uint64_t view_alloc_end(void *v, uint64_t addr)
+{
+    const mgs_devmem_view *w = v;
+    return mgs_devmem_alloc_end(w->mem, addr);
+}
+
 const gcn_mem_ops mgs_devmem_view_ops = {
     .read = view_read, .write = view_write, .atomic = view_atomic,
-    .span = view_span};
+    .span = view_span, .alloc_end = view_alloc_end};

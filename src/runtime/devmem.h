@@ -242,9 +242,20 @@ void mgs_devmem_record_heat(mgs_devmem *m);
 /* The counts so far, one per application page (*pages of them; NULL
 ** when not recording). */
 const uint64_t *mgs_devmem_heat(const mgs_devmem *m, uint64_t *pages);
+/* Zero-copy memory (HIP's hipHostMalloc, docs/hip.md): an allocation
+** whose every page takes a host frame, mapped in every table; gpu is only
+** its owner (as mgs_devmem_alloc_range's). MGS_EINVAL if host frames are
+** not enabled, MGS_ENOMEM if too few are free. */
+int mgs_devmem_alloc_host(mgs_devmem *m, int gpu, uint64_t size,
+                          uint64_t *va_out);
+/* Whether host frames are enabled (mgs_devmem_enable_host_frames). */
+bool mgs_devmem_host_frames_on(const mgs_devmem *m);
 /* The first physical address of the host frames. */
 uint64_t mgs_devmem_host_frames_base(const mgs_devmem *m);
 int mgs_devmem_free_range(mgs_devmem *m, uint64_t va);
+/* The end (first byte after) of the live allocation whose pages hold va,
+** or 0 (no allocation there). */
+uint64_t mgs_devmem_alloc_end(const mgs_devmem *m, uint64_t va);
 /* Bytes requested by the live allocation starting at va, or 0. */
 uint64_t mgs_devmem_alloc_size(mgs_devmem *m, uint64_t va);
 
@@ -344,5 +355,8 @@ uint64_t mgs_devmem_used_pages(const mgs_devmem *m, int gpu);
 struct gcn_mem_ops;
 extern const struct gcn_mem_ops mgs_devmem_ops;
 extern const struct gcn_mem_ops mgs_devmem_view_ops;
+/* Only alloc_end, over an mgs_devmem: the timing model's CUs, whose data
+** goes through the memory system, ask it where allocations end. */
+extern const struct gcn_mem_ops mgs_devmem_bounds_ops;
 
 #endif

@@ -52,6 +52,7 @@
 #include "config/config.h"
 #include "gcn3/codeobj.h"
 #include "gcn3/emu.h"
+#include "gcn3/exec_mem_plan.h"
 #include "gpu/cu.h"
 #include "mgsim/errors.h"
 #include "platform/gpu_build.h"
@@ -90,6 +91,11 @@ struct mgs_module {
 typedef struct launch_bufs {
     mgs_dptr kernarg, packet, queue, scratch;
     uint32_t *wgs;              /* a Locality API launch's list (owned) */
+    gcn_past_end *past_end;     /* the first access past an allocation's
+                                   end, warned about when the launch ends
+                                   (owned; NULL: not looked for) */
+    char *kernel;               /* its kernel's name (owned) */
+    uint64_t code_vaddr;        /* its kernel's code address */
 } launch_bufs;
 
 struct mgs_rt {
@@ -177,6 +183,14 @@ void mgs_rt_options_default(mgs_rt_options *o)
 
 /* ---- up-front checks -------------------------------------------------- */
 
+/* Whether host frames are wired for zero-copy memory (host_frames.h). */
+static bool zero_copy_wired(const mgs_rt_options *o)
+{
+    return o->zero_copy &&
+           host_frames_zero_copy(o->config, o->platform, o->num_gpus,
+                                 o->mode == MGS_MODE_TIMING);
+}
+
 /* The platform the options describe (timing mode). */
 static int platform_of(const mgs_rt_options *o, platform_config *pc)
 {
@@ -191,6 +205,8 @@ static int platform_of(const mgs_rt_options *o, platform_config *pc)
                                  o->platform);
         pc->type = (platform_type)type;
     }
+    if (zero_copy_wired(o))
+        pc->host_frames = true;
     return MGS_OK;
 }
 
@@ -295,7 +311,8 @@ int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out)
     if (!rc && o->config && o->num_gpus > 1 &&
         !strncmp(o->config->coherence_protocol, "carve-", 6))
         rc = mgs_devmem_reserve_top(&rt->mem, o->config->carve_rdc_size);
-    /* Host frames: memory.spill_ppm of the application's pages. */
+    /* Host frames: memory.spill_ppm of the application's pages, and
+    ** zero-copy memory. */
     if (!rc && host_frames_wanted(o->config) &&
         !(rc = host_frames_check(o->config, o->num_gpus,
                                  o->mode == MGS_MODE_TIMING)))
@@ -314,6 +331,8 @@ int mgs_rt_new(const mgs_rt_options *o, mgs_rt **out)
     }
     if (!rc && o->record_heat)
         mgs_devmem_record_heat(&rt->mem);
+    if (!rc && !host_frames_wanted(o->config) && zero_copy_wired(o))
+        rc = mgs_devmem_enable_host_frames(&rt->mem, 0);
     if (rc) {
         mgs_devmem_destroy(&rt->mem);
         free(rt);
@@ -367,8 +386,11 @@ void mgs_rt_free(mgs_rt *rt)
     free(rt->async);
     mgs_timing_free(rt->timing);  /* before the devmem it borrows */
     mgs_hostcall_free(rt->hostcall);
-    for (size_t i = 0; i < rt->npending; i++)
+    for (size_t i = 0; i < rt->npending; i++) {
         free(rt->pending[i].wgs);
+        free(rt->pending[i].past_end);
+        free(rt->pending[i].kernel);
+    }
     free(rt->pending);            /* the ranges go with the devmem */
     mgs_devmem_destroy(&rt->mem);
     free(rt->gpu_wgs);
@@ -434,6 +456,19 @@ int mgs_malloc(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out)
         mgs_devmem_tag_runs(&rt->mem, *out, size,
                             (unsigned)__builtin_ctzll(k->memory_pasi_initial /
                                                       rt->mem.page_size));
+    return rc;
+}
+
+int mgs_malloc_host(mgs_rt *rt, int gpu, size_t size, mgs_dptr *out,
+                    int *host_link)
+{
+    *host_link = 0;
+    if (!zero_copy_wired(&rt->opt))
+        return mgs_malloc(rt, gpu, size, out);
+    if (gpu < MGS_GPU_ALL)
+        return mgs_error_set(MGS_EINVAL, "malloc on GPU %d: no such GPU", gpu);
+    int rc = mgs_devmem_alloc_host(&rt->mem, gpu, size, out);
+    *host_link = !rc;
     return rc;
 }
 
@@ -832,8 +867,31 @@ static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 ** have written scratch, so after a successful run it goes through
 ** free_range (its lines leave the caches); the others were only read.
 ** After a failure nothing more is simulated (the first error stays). */
+/* The bounds rule's warning (docs/runtime.md "one bounds rule"): one
+** line for a launch's first access past an allocation's end inside its
+** last page, which does not fault unless sim.strict_bounds. */
+static void warn_past_end(const launch_bufs *b)
+{
+    const gcn_past_end *e = b->past_end;
+    if (!e || !e->seen)
+        return;
+    fprintf(stderr, "mgsim: warning: kernel %s wave (%u,%u,%u)/%u pc 0x%llx: "
+            "%s of %u bytes past the end of an allocation at address "
+            "0x%llx, inside its last page (no fault, as on ROCm; "
+            "sim.strict_bounds = true makes it one)\n", b->kernel, e->wg[0],
+            e->wg[1], e->wg[2], e->wave,
+            (unsigned long long)(b->code_vaddr + e->pc),
+            e->write ? "write" : "read", e->bytes,
+            (unsigned long long)e->addr);
+}
+
 static void free_bufs_after(mgs_rt *rt, launch_bufs *b, bool ran_ok)
 {
+    warn_past_end(b);
+    free(b->past_end);
+    free(b->kernel);
+    b->past_end = NULL;
+    b->kernel = NULL;
     mgs_dptr *all[] = {&b->kernarg, &b->packet, &b->queue};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (*all[i])
@@ -964,6 +1022,12 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
     if ((rc = module_image(k->module, home, &load_base)))
         return rc;
 
+    bool strict = rt->opt.config && rt->opt.config->sim_strict_bounds;
+    if (!strict && !rt->rec) { /* a recorded launch's replays run later */
+        b->past_end = mgs_xcalloc(1, sizeof *b->past_end);
+        b->kernel = mgs_xstrdup(k->prog.kernel->name);
+        b->code_vaddr = k->prog.code_vaddr;
+    }
     *el = (gcn_emu_launch){
         .prog = &k->prog, .lds_bytes = lds, .kernarg_va = b->kernarg,
         .dispatch_va = b->packet, .queue_va = b->queue,
@@ -975,10 +1039,11 @@ static int setup_dispatch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
                          ? mgs_hostcall_interrupt : NULL,
         .host = calls_host ? rt->hostcall : NULL,
         .max_wave_insts = rt->opt.config ? rt->opt.config->sim_max_wave_insts
-                                         : 0};
+                                         : 0,
+        .strict_bounds = strict, .past_end = b->past_end};
     rt->view = (mgs_devmem_view){
         .mem = &rt->mem, .gpu = home,
-        .page_bounds = !(rt->opt.config && rt->opt.config->sim_strict_bounds)};
+        .page_bounds = !strict};
     memcpy(el->grid, l->grid, sizeof el->grid);
     memcpy(el->block, l->block, sizeof el->block);
     return MGS_OK;

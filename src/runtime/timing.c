@@ -502,8 +502,10 @@ static int prepare_launch(mgs_timing *t, uint32_t i, const gcn_emu_launch *el,
         return rc;
     const gcn_kernel *k = el->prog->kernel;
     l->emu = *el;
-    l->emu.mem_ops = NULL;    /* memory goes through the ports */
-    l->emu.mem = NULL;
+    /* Data goes through the ports; the CUs only ask where allocations
+    ** end (the bounds rule, gcn_mem_plan_past_end). */
+    l->emu.mem_ops = &mgs_devmem_bounds_ops;
+    l->emu.mem = t->mem;
     l->total_groups = 1;
     for (int d = 0; d < 3; d++) {
         l->num_groups[d] = gcn_emu_num_groups(el, d);

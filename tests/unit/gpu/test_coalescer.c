@@ -259,7 +259,7 @@ static int bm_atomic(void *m, uint64_t a, unsigned op, unsigned size,
     return MGS_OK;
 }
 
-static const gcn_mem_ops bm_ops = {bm_read, bm_write, bm_atomic, NULL};
+static const gcn_mem_ops bm_ops = {bm_read, bm_write, bm_atomic, NULL, NULL};
 
 typedef struct machine {
     gcn_wave w;

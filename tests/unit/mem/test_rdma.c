@@ -928,8 +928,12 @@ static void test_config_validate(void **state)
     c.line = 96;
     assert_int_equal(rdma_config_validate(&c), MGS_EINVAL);
     rdma_config_default(&c);
-    c.ngpus = 1;
+    c.ngpus = 0;
     assert_int_equal(rdma_config_validate(&c), MGS_EINVAL);
+    rdma_config_default(&c);
+    c.ngpus = 1; /* one GPU: host frames only */
+    c.gpu = 0;
+    assert_int_equal(rdma_config_validate(&c), MGS_OK);
     rdma_config_default(&c);
     c.gpu = 2;
     assert_int_equal(rdma_config_validate(&c), MGS_EINVAL);
