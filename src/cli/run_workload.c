@@ -295,12 +295,14 @@ int cli_workload_run(const cli_workload_opts *o, const mgs_config *cfg,
         return rc;
     ro.spill_heat = heat;
     ro.spill_heat_pages = heat_pages;
+    bool profiled = heat != NULL;
     mgs_rt *rt = NULL;
     rc = mgs_rt_new(&ro, &rt);
     free(heat);
+    ro.spill_heat = NULL;
     if (rc != MGS_OK)
         return rc;
-    if (ro.spill_heat)
+    if (profiled)
         stat_value_add(stats, "run", "spill_profile_pages",
                        (double)heat_pages, "count");
     /* Workloads do not know their total work in advance, so the line shows
