@@ -733,12 +733,8 @@ int gcn_mem_plan_run(gcn_wave *w, gcn_mem_plan *p)
     const gcn_exec_ctx *ctx = w->ctx;
     /* The bounds rule as in timing mode (cu_issue.c): a fault reported
     ** per lane, or the launch's first such access noted for a warning. */
-    int rc = MGS_OK;
-    if (ctx->strict_bounds)
-        rc = gcn_mem_plan_bounds_fault(p, ctx->mem_ops, ctx->mem);
-    else if (ctx->past_end && !ctx->past_end->seen)
-        gcn_mem_plan_note_past_end(p, w, ctx->mem_ops, ctx->mem,
-                                   ctx->past_end);
+    int rc = gcn_mem_plan_bounds(p, w, ctx->mem_ops, ctx->mem,
+                                 ctx->strict_bounds, ctx->past_end);
     if (rc == MGS_OK)
         rc = gcn_mem_plan_access(p, ctx->mem_ops, ctx->mem);
     if (rc == MGS_OK)

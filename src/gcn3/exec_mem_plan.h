@@ -109,6 +109,21 @@ void gcn_mem_plan_note_past_end(const gcn_mem_plan *p, const gcn_wave *w,
                                 const gcn_mem_ops *ops, void *mem,
                                 gcn_past_end *note);
 
+/* The bounds rule for one instruction, the same in emu and timing mode:
+** with strict (sim.strict_bounds), gcn_mem_plan_bounds_fault; otherwise
+** the launch's first such access noted in note (NULL: not looked for). */
+static inline int gcn_mem_plan_bounds(const gcn_mem_plan *p,
+                                      const gcn_wave *w,
+                                      const gcn_mem_ops *ops, void *mem,
+                                      bool strict, gcn_past_end *note)
+{
+    if (strict)
+        return gcn_mem_plan_bounds_fault(p, ops, mem);
+    if (note && !__atomic_load_n(&note->seen, __ATOMIC_RELAXED))
+        gcn_mem_plan_note_past_end(p, w, ops, mem, note);
+    return 0;
+}
+
 /* Writes load results / atomic return values into the registers. */
 void gcn_mem_plan_complete(gcn_wave *w, const gcn_mem_plan *p);
 

@@ -297,12 +297,9 @@ static bool exec_mem(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
     /* sim.strict_bounds: past an allocation's end faults as in emu mode
     ** (the memory system only knows pages). */
     const gcn_emu_launch *el = &wv->wg->launch->emu;
-    if (rc == MGS_OK && el->strict_bounds)
-        rc = gcn_mem_plan_bounds_fault(p, el->mem_ops, el->mem);
-    else if (rc == MGS_OK && el->past_end &&
-             !__atomic_load_n(&el->past_end->seen, __ATOMIC_RELAXED))
-        gcn_mem_plan_note_past_end(p, &wv->w, el->mem_ops, el->mem,
-                                   el->past_end);
+    if (rc == MGS_OK)
+        rc = gcn_mem_plan_bounds(p, &wv->w, el->mem_ops, el->mem,
+                                 el->strict_bounds, el->past_end);
     if (rc == MGS_OK && p->kind == GCN_MEM_NONE && !vector) {
         rc = gcn_exec_scalar(&wv->w, in); /* s_memtime, s_dcache_* */
         /* In timing mode the time counters read the CU's cycle (emu mode

@@ -447,19 +447,11 @@ static void transmit(noc_net *n, noc_node *x, uint32_t o, uint32_t s)
     ** schedule this output at free_at directly. */
     c->free_at = end;
     noc_pkt p = pop_input(n, x, s);
-    if (k == 1) {
-        stat_inc(c->messages);
-        stat_addn(c->packets, c->memo_packets);
-        stat_addn(c->payload, p.msg->bytes);
-        stat_addn(c->wire, c->memo_wire);
-        stat_addn(c->busy, ser);
-    } else {
-        stat_addn(c->messages, k);
-        stat_addn(c->packets, (uint64_t)k * c->memo_packets);
-        stat_addn(c->payload, (uint64_t)k * p.msg->bytes);
-        stat_addn(c->wire, k * c->memo_wire);
-        stat_addn(c->busy, k * ser);
-    }
+    stat_addn(c->messages, k);
+    stat_addn(c->packets, (uint64_t)k * c->memo_packets);
+    stat_addn(c->payload, (uint64_t)k * p.msg->bytes);
+    stat_addn(c->wire, k * c->memo_wire);
+    stat_addn(c->busy, k * ser);
     stat_hist_sample(c->qdelay, t - p.ready);
     stat_tavg_set(c->util, t, 1);
     stat_tavg_set(c->util, end, 0);
@@ -706,7 +698,6 @@ void noc_set_bursts(noc_net *n, const noc_burst_ops *ops)
 {
     n->bursts = *ops;
 }
-
 
 int noc_set_priority(noc_net *n, mgs_time starve_ps, noc_ctrl_fn fn,
                      void *ud)

@@ -863,10 +863,6 @@ static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
-/* After a synchronisation (or before anything was posted). The kernel may
-** have written scratch, so after a successful run it goes through
-** free_range (its lines leave the caches); the others were only read.
-** After a failure nothing more is simulated (the first error stays). */
 /* The bounds rule's warning (docs/runtime.md "one bounds rule"): one
 ** line for a launch's first access past an allocation's end inside its
 ** last page, which does not fault unless sim.strict_bounds. */
@@ -885,6 +881,10 @@ static void warn_past_end(const launch_bufs *b)
             (unsigned long long)e->addr);
 }
 
+/* After a synchronisation (or before anything was posted). The kernel may
+** have written scratch, so after a successful run it goes through
+** free_range (its lines leave the caches); the others were only read.
+** After a failure nothing more is simulated (the first error stays). */
 static void free_bufs_after(mgs_rt *rt, launch_bufs *b, bool ran_ok)
 {
     warn_past_end(b);

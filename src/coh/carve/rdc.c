@@ -93,6 +93,16 @@ static rdc_meta *meta(rdc *r, uint64_t set)
     return &(*c)[set % RDC_CHUNK];
 }
 
+/* The metadata of a's set if the set was ever used, else NULL (nothing
+** allocated: a lookup that only drops or reads never creates a chunk). */
+static rdc_meta *existing(rdc *r, uint64_t a)
+{
+    if (!r->sets)
+        return NULL;
+    uint64_t set = rdc_set(r, a);
+    return r->chunk[set / RDC_CHUNK] ? meta(r, set) : NULL;
+}
+
 static bool usable(const rdc *r, const rdc_meta *m, uint32_t tag)
 {
     return m->state == RDC_VALID && m->tag == tag &&
@@ -143,13 +153,8 @@ bool rdc_fill(rdc *r, uint64_t a, uint16_t seq, uint32_t epoch)
 
 bool rdc_invalidate(rdc *r, uint64_t a)
 {
-    if (!r->sets)
-        return false;
-    uint64_t set = rdc_set(r, a);
-    if (!r->chunk[set / RDC_CHUNK])
-        return false;
-    rdc_meta *m = meta(r, set);
-    if (m->state == RDC_INVALID || m->tag != rdc_tag(r, a))
+    rdc_meta *m = existing(r, a);
+    if (!m || m->state == RDC_INVALID || m->tag != rdc_tag(r, a))
         return false;
     bool counted = usable(r, m, m->tag);
     drop_dirty(r, m);
@@ -229,13 +234,8 @@ bool rdc_epoch_bump(rdc *r)
 /* The metadata of a's set if the set holds a usable line a, else NULL. */
 static rdc_meta *held(rdc *r, uint64_t a)
 {
-    if (!r->sets)
-        return NULL;
-    uint64_t set = rdc_set(r, a);
-    if (!r->chunk[set / RDC_CHUNK])
-        return NULL;
-    rdc_meta *m = meta(r, set);
-    return usable(r, m, rdc_tag(r, a)) ? m : NULL;
+    rdc_meta *m = existing(r, a);
+    return m && usable(r, m, rdc_tag(r, a)) ? m : NULL;
 }
 
 /* Hands the set's dirty bytes to the caller (who writes them back). */
@@ -289,15 +289,10 @@ uint64_t rdc_clean(rdc *r, uint64_t a)
 
 uint64_t rdc_take_victim(rdc *r, uint64_t a, uint64_t *victim)
 {
-    if (!r->sets)
+    rdc_meta *m = existing(r, a);
+    if (!m || !m->dirty || m->tag == rdc_tag(r, a))
         return 0;
-    uint64_t set = rdc_set(r, a);
-    if (!r->chunk[set / RDC_CHUNK])
-        return 0;
-    rdc_meta *m = meta(r, set);
-    if (!m->dirty || m->tag == rdc_tag(r, a))
-        return 0;
-    *victim = line_of(r, set, m->tag);
+    *victim = line_of(r, rdc_set(r, a), m->tag);
     return take_dirty(r, m);
 }
 
