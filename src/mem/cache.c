@@ -424,6 +424,7 @@ static void evict_frame(cache *c, uint32_t fi, bool count)
         enqueue_writeback(c, fi);
     }
     f->state = LINE_INVALID;
+    c->tags[fi] = 0;
 }
 
 static bool frame_dirty(const cache *c, int64_t fi)
@@ -461,6 +462,7 @@ static void claim_frame(cache *c, uint32_t fi, uint64_t line, uint8_t state)
     }
     f->line_addr = line;
     f->state = state;
+    c->tags[fi] = state == LINE_INVALID ? 0 : line + 1;
     clear_dirty(c, fi);
     f->proto = 0;
     cache_tags_touch(c, fi);
@@ -571,8 +573,12 @@ static bool merge_allowed(cache *c, uint64_t line, const mem_msg *req)
            c->proto->may_merge(c->proto_data, c, line, req);
 }
 
+static bool handle_burst(cache *c, mem_msg *req);
+
 static bool handle_read(cache *c, mem_msg *req, sim_port *via)
 {
+    if (req->parts > 1)
+        return handle_burst(c, req);
     uint64_t line = cache_line_addr(c, req->addr);
     int64_t fi = cache_tags_find(c, line);
     bool glc = glc_bypasses(c, req);
@@ -608,8 +614,73 @@ static bool handle_read(cache *c, mem_msg *req, sim_port *via)
     return true;
 }
 
+/* A DMA engine's burst of whole lines (memmsg.h `parts`, dma.h
+** device_bursts; the cache is a plain write-back cache without a protocol
+** and the lines are local). A write updates the lines held here in place,
+** as write hits; a read copies them into the burst's bytes, as read hits.
+** The other lines go below as one burst (mask bit i: part i goes) without
+** allocating here (a copy moves memory, not the cache: the default
+** platform.copy_allocates_l2 = false), answered when below answers it.
+** Waits while any of its lines is being filled. */
+static bool handle_burst(cache *c, mem_msg *req)
+{
+    uint32_t line = c->cfg.line, n = req->parts;
+    bool write = req->base.type == MEM_WRITE;
+    assert(!c->proto && req->size == line && req->addr % line == 0 &&
+           n <= 64 && policy_of(c, req->addr) == CACHE_WRITE_BACK &&
+           (req->base.type == MEM_READ || write) &&
+           "a device burst needs a plain write-back cache (dma.h)");
+    int64_t fi[64];
+    uint64_t below = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        fi[i] = cache_tags_find(c, req->addr + (uint64_t)i * line);
+        if (fi[i] >= 0 && c->frames[fi[i]].mshr)
+            return false;
+        if (fi[i] < 0 || !hit_usable(c, fi[i], req))
+            below |= 1ull << i;
+    }
+    if (below ? cache_txn_free_count(c) < 1 : rsp_room(c) < 1) {
+        if (below)
+            stat_inc(c->stall_bottom_busy);
+        return false;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (below >> i & 1) {
+            stat_inc(write ? c->write_misses : c->read_misses);
+            continue;
+        }
+        uint32_t f = (uint32_t)fi[i];
+        uint8_t *part = req->bulk + (size_t)i * line;
+        if (write) {
+            memcpy(cache_frame_data(c, f), part, line);
+            mark_dirty(c, f, 0, line, ~0ull);
+        } else {
+            memcpy(part, cache_frame_data(c, f), line);
+        }
+        cache_tags_touch(c, f);
+        stat_inc(write ? c->write_hits : c->read_hits);
+    }
+    if (!below) {
+        mem_msg *up = mem_msg_response(c->pool, req);
+        if (!write)
+            up->base.bytes += (n - 1) * line;
+        answer_up(c, up, req, -1);
+        return true;
+    }
+    mem_msg *d = new_down(c, req->base.type, req->addr, line, req);
+    d->parts = req->parts;
+    d->bulk = req->bulk;
+    d->mask = below;
+    if (write)
+        d->base.bytes += (uint32_t)__builtin_popcountll(below) * line;
+    enqueue_down(c, write ? TXN_WRITE_FWD : TXN_READ_FWD, d, req);
+    return true;
+}
+
 static bool handle_write(cache *c, mem_msg *req, sim_port *via)
 {
+    if (req->parts > 1)
+        return handle_burst(c, req);
     if (c->fault_drop_write_every) {
         /* Test-only fault: acknowledge the n-th write without doing it. */
         if (rsp_room(c) < 1)
@@ -914,8 +985,15 @@ static bool take_bottom(cache *c)
             break;
         case TXN_READ_FWD: {
             mem_msg *up = mem_msg_response(c->pool, t->orig);
-            memcpy(up->data, r->data, t->orig->size);
-            stat_addn(c->bytes_from_below, t->orig->size);
+            if (t->orig->parts > 1) {
+                /* A burst: its bytes are in bulk (handle_burst). */
+                uint32_t n = (uint32_t)__builtin_popcountll(t->down->mask);
+                up->base.bytes += (t->orig->parts - 1) * t->orig->size;
+                stat_addn(c->bytes_from_below, (uint64_t)n * t->orig->size);
+            } else {
+                memcpy(up->data, r->data, t->orig->size);
+                stat_addn(c->bytes_from_below, t->orig->size);
+            }
             relay_answer(c, r, t->orig, up);
             break;
         }
@@ -1124,6 +1202,7 @@ static bool ctrl_finish(cache *c)
                     c->proto->on_evict(c->proto_data, c, f->line_addr,
                                        &f->proto, false);
                 f->state = LINE_INVALID;
+                c->tags[c->live[i]] = 0;
             }
         }
     }
@@ -1468,6 +1547,7 @@ cache *cache_new(sim_engine *eng, const char *name, const cache_config *cfg,
     c->sets = (uint32_t)(cfg->size / cfg->line / cfg->ways);
     size_t nframes = (size_t)c->sets * cfg->ways;
     c->frames = MGS_NEW_ARRAY(cache_frame, nframes);
+    c->tags = MGS_NEW_ARRAY(uint64_t, nframes);
     c->live = MGS_NEW_ARRAY(uint32_t, nframes);
     c->data = mgs_xcalloc(nframes, cfg->line);
     c->dirty_words = cfg->line > 64 ? 2 : 1;
@@ -1526,6 +1606,7 @@ void cache_free(cache *c)
     port_fini(&c->home);
     comp_fini(&c->base);
     free(c->frames);
+    free(c->tags);
     free(c->live);
     free(c->data);
     free(c->dirty_bits);
@@ -1699,9 +1780,10 @@ int cache_check(const cache *c)
     for (uint32_t i = 0; i < nframes; i++) {
         const cache_frame *f = &c->frames[i];
         if (f->state == LINE_INVALID) {
-            assert(!f->mshr);
+            assert(!f->mshr && c->tags[i] == 0);
             continue;
         }
+        assert(c->tags[i] == f->line_addr + 1);
         assert(cache_set_of(c, f->line_addr) == i / c->cfg.ways);
         assert(cache_tags_find(c, f->line_addr) == (int64_t)i);
         assert(f->listed); /* control requests walk the live list */

@@ -146,6 +146,11 @@ struct cache {
     void *proto_data;
     /* --- tags and data --- */
     cache_frame *frames;    /* owned, sets * ways */
+    uint64_t *tags;         /* owned, sets * ways: frame i's line_addr + 1
+                               while it is not LINE_INVALID, else 0 (what
+                               cache_tags_find scans: 8 bytes a way instead
+                               of a frame; lines are aligned, so + 1 never
+                               collides, and calloc's zeros are "none") */
     uint32_t *live;         /* owned: every frame used since the last
                                flush/invalidate compacted the list (a
                                superset of the valid frames), so control

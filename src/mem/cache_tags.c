@@ -35,11 +35,10 @@ uint32_t cache_set_of(const cache *c, uint64_t line_addr)
 int64_t cache_tags_find(const cache *c, uint64_t line_addr)
 {
     uint32_t first = cache_set_of(c, line_addr) * c->cfg.ways;
-    for (uint32_t w = 0; w < c->cfg.ways; w++) {
-        const cache_frame *f = &c->frames[first + w];
-        if (f->state != LINE_INVALID && f->line_addr == line_addr)
+    const uint64_t *t = c->tags + first, key = line_addr + 1;
+    for (uint32_t w = 0; w < c->cfg.ways; w++)
+        if (t[w] == key)
             return first + w;
-    }
     return -1;
 }
 

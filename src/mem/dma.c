@@ -13,6 +13,13 @@
 **                         buffer is allocated on the slot's first burst
 **   send FIFOs            host and device (each <= max_inflight: a slot has
 **                         at most one request waiting), ctrl (<= max_copies)
+**   device bursts         (cfg.device_bursts) a burst whose lines one
+**                         device port serves sends its device side as one
+**                         request too (dev_req): an h2d burst's write once
+**                         its last part came, a d2h burst's read
+**   wake_ev[]             the engine sleeps until the next paced part,
+**                         burst end or acknowledgement it must act on
+**                         (next_part_time) instead of ticking every cycle
 ** Invariants (dma_check): used + free == capacity for slots and copies;
 ** the chunks_out of all copies sum to the parts of the slots in use
 ** (inflight <= max_inflight); a copy is done when
@@ -29,6 +36,7 @@
 #include "util/xmalloc.h"
 
 #define DMA_NONE UINT32_MAX
+#define DMA_WAKES 4
 
 typedef struct dma_copy {
     dma_msg *cmd;          /* the driver's (held until DONE) */
@@ -64,6 +72,9 @@ typedef struct dma_slot {
                               paced to that */
     uint8_t stage;
     bool in_use;
+    bool device_burst;     /* its device side goes as one request
+                              (cfg.device_bursts) */
+    mem_msg *dev_req;      /* that request, while it is out */
 } dma_slot;
 
 typedef struct dma_fifo {
@@ -73,15 +84,16 @@ typedef struct dma_fifo {
 } dma_fifo;
 
 enum { ST_H2D, ST_D2H, ST_D2D, ST_PEER, ST_COPIES, ST_TIME_TOTAL, ST_FAULTS,
-       ST_STALL_INFLIGHT, ST_STALL_HOST, ST_STALL_DEVICE, ST_COUNT };
+       ST_STALL_INFLIGHT, ST_STALL_HOST, ST_STALL_DEVICE, ST_DEVICE_BURSTS,
+       ST_COUNT };
 
 static const char *const stat_names[ST_COUNT] = {
     "bytes_h2d", "bytes_d2h", "bytes_d2d", "bytes_peer", "copies",
     "copy_time_total", "faults", "stall_inflight_full", "stall_send_host",
-    "stall_send_device"};
+    "stall_send_device", "device_bursts"};
 static const char *const stat_units[ST_COUNT] = {
     "bytes", "bytes", "bytes", "bytes", "count", "ps", "count", "count",
-    "count", "count"};
+    "count", "count", "count"};
 
 struct dma_engine {
     sim_comp base;          /* first */
@@ -104,6 +116,13 @@ struct dma_engine {
                                of each chunk), in arrival order */
     uint32_t pace_head, pace_count;
     mgs_time issue_free_at; /* a burst takes the cycles its chunks would */
+    sim_event wake_ev[DMA_WAKES]; /* a paced part or the end of a burst's
+                               issue cycles is due: a wake-up instead of
+                               a tick per cycle (several: a wake cannot be
+                               moved earlier, another one is taken) */
+    mgs_time wake_time[DMA_WAKES];
+    uint32_t need;          /* chunks the issue waits to be given back
+                               (0: it does not wait for chunks) */
 
     dma_fifo q_host, q_device[DMA_MAX_DEVICE_PORTS], q_ctrl;
 
@@ -235,8 +254,12 @@ static void send_to(dma_engine *d, dma_space space, mem_msg *m)
         fifo_push(&d->q_host, m);
     } else {
         m->base.dst = mem_route_lookup(&d->device_route, m->addr);
-        fifo_push(&d->q_device[m->addr / d->cfg.chunk % d->cfg.device_ports],
-                  m);
+        /* Chunk c takes lane c % device_ports; a device burst (a whole
+        ** interleave unit of one L2 bank) the lane of its burst number,
+        ** so consecutive bursts to consecutive banks share the lanes. */
+        uint64_t unit = m->parts > 1 ? (uint64_t)d->cfg.chunk * d->cfg.burst
+                                     : d->cfg.chunk;
+        fifo_push(&d->q_device[m->addr / unit % d->cfg.device_ports], m);
     }
 }
 
@@ -363,20 +386,62 @@ static void burst_write_part(dma_engine *d, dma_slot *s, uint32_t i)
     send_to(d, DMA_SPACE_DEVICE, m);
 }
 
+/* The device side of burst s as one request of all its parts
+** (cfg.device_bursts): an h2d burst's write, a d2h burst's read. */
+static void burst_device_request(dma_engine *d, dma_slot *s,
+                                 mem_msg_type type)
+{
+    uint32_t k = d->cfg.chunk;
+    mem_msg *m = slot_request(d, s, type, type == MEM_READ ? s->src : s->dst,
+                              k, DMA_SPACE_DEVICE);
+    m->parts = (uint16_t)s->parts;
+    m->bulk = s->bulk;
+    m->base.bytes = d->cfg.header_bytes + (type == MEM_WRITE ? s->parts * k
+                                                             : 0);
+    s->dev_req = m;
+    stat_inc(d->st[ST_DEVICE_BURSTS]);
+    send_to(d, DMA_SPACE_DEVICE, m);
+}
+
+/* Whether burst s may go to the device as one request: the engine may,
+** and one device port (one L2 bank) serves every one of its lines. */
+static bool device_burst_fits(const dma_engine *d, const dma_slot *s,
+                              uint64_t dev)
+{
+    if (!d->cfg.device_bursts || s->parts > 64)
+        return false;
+    sim_port *p = mem_route_lookup(&d->device_route, dev);
+    for (uint32_t i = 1; i < s->parts; i++)
+        if (mem_route_lookup(&d->device_route,
+                             dev + (uint64_t)i * d->cfg.chunk) != p)
+            return false;
+    return true;
+}
+
 static void slot_done(dma_engine *d, dma_slot *s, uint32_t failed);
 
 /* Acts on the parts of paced host answers that have come by now, each at
 ** the first tick after its time (as its own chunk's answer would have
 ** been taken): an h2d burst's device write, a d2h burst's chunk
 ** acknowledged (its place in max_inflight given back; the burst is done
-** with its last). Returns whether parts are still to come. */
+** with its last). Returns whether it acted on any. */
 static bool pace_parts(dma_engine *d)
 {
     mgs_time now = eng_now(d->base.eng);
+    bool progress = false;
     while (d->pace_count) {
         dma_slot *s = &d->slots[d->pace_q[d->pace_head]];
+        if (s->device_burst && s->stage == STAGE_WRITE) {
+            /* One device write once its last part has come. */
+            if (s->first + (s->parts - 1) * s->step >= now)
+                return progress;
+            s->released = s->parts;
+            burst_device_request(d, s, MEM_WRITE);
+            progress = true;
+        }
         while (s->released < s->parts &&
                s->first + s->released * s->step < now) {
+            progress = true;
             if (s->stage == STAGE_WRITE) {
                 burst_write_part(d, s, s->released++);
                 continue;
@@ -387,13 +452,45 @@ static bool pace_parts(dma_engine *d)
             d->copies[s->copy].chunks_out--;
         }
         if (s->released < s->parts)
-            return true;
+            return progress;
         d->pace_head = (d->pace_head + 1) % d->cfg.max_inflight;
         d->pace_count--;
         if (s->stage == STAGE_ACKS)
             slot_done(d, s, 0);
     }
-    return false;
+    return progress;
+}
+
+/* Time of the next paced part (pace_parts acts on it at the first edge
+** after it), MGS_TIME_MAX if none. */
+static mgs_time next_part_time(const dma_engine *d)
+{
+    if (!d->pace_count)
+        return MGS_TIME_MAX;
+    const dma_slot *s = &d->slots[d->pace_q[d->pace_head]];
+    if (s->device_burst && s->stage == STAGE_WRITE)
+        return s->first + (s->parts - 1) * s->step;
+    if (s->stage != STAGE_ACKS)
+        return s->first + s->released * s->step;
+    /* Acknowledgements matter only to an issue waiting for d->need
+    ** chunks and at a burst's last part (its slot and maybe its copy
+    ** done): the part that completes the need, parts given back in
+    ** pace_q order; no earlier tick could act on anything else. */
+    mgs_time at = s->first + (s->parts - 1) * s->step;
+    uint32_t need = d->need;
+    for (uint32_t q = 0; need && q < d->pace_count; q++) {
+        const dma_slot *t =
+            &d->slots[d->pace_q[(d->pace_head + q) % d->cfg.max_inflight]];
+        if (t->stage != STAGE_ACKS)
+            return s->first + s->released * s->step; /* part by part */
+        uint32_t left = t->parts - t->released;
+        if (need <= left) {
+            mgs_time p = t->first + (t->released + need - 1) * t->step;
+            return p < at ? p : at;
+        }
+        need -= left;
+    }
+    return at;
 }
 
 /* Paces the parts of burst s's host answer rsp (pace_parts). */
@@ -422,10 +519,14 @@ static void burst_start(dma_engine *d, dma_slot *s, const dma_msg *cmd)
 {
     if (!s->bulk)
         s->bulk = mgs_xmalloc((size_t)d->cfg.burst * d->cfg.chunk);
-    if (cmd->src_space == DMA_SPACE_HOST)
+    if (cmd->src_space == DMA_SPACE_HOST) {
+        s->device_burst = device_burst_fits(d, s, s->dst);
         burst_host_request(d, s, MEM_READ);
-    else
+    } else if ((s->device_burst = device_burst_fits(d, s, s->src))) {
+        burst_device_request(d, s, MEM_READ);
+    } else {
         burst_device_reads(d, s);
+    }
 }
 
 /* Whole chunks from the next one that may go as one burst: the copy has a
@@ -460,9 +561,10 @@ static uint32_t burst_parts(const dma_engine *d, const dma_copy *c,
 static bool issue_chunks(dma_engine *d)
 {
     bool progress = false;
+    d->need = 0;
     mgs_time now = eng_now(d->base.eng);
     if (now < d->issue_free_at)
-        return d->issue_count != 0;  /* tick on to the end of the burst */
+        return false;  /* dma_tick wakes us at the end of the burst */
     for (uint32_t n = 0; n < d->cfg.chunks_per_cycle && d->issue_count; n++) {
         uint32_t ci = d->issue_q[d->issue_head];
         dma_copy *c = &d->copies[ci];
@@ -482,6 +584,9 @@ static bool issue_chunks(dma_engine *d)
         if (!d->nfree_slots ||
             d->inflight + parts > d->cfg.max_inflight) {
             stat_inc(d->st[ST_STALL_INFLIGHT]);
+            d->need = d->nfree_slots ? d->inflight + parts -
+                                           d->cfg.max_inflight
+                                     : 0;
             break;
         }
         uint32_t si = d->free_slots[--d->nfree_slots];
@@ -548,6 +653,20 @@ static void burst_answer(dma_engine *d, dma_slot *s, mem_msg *rsp)
 {
     bool ok = !(rsp->flags & MEM_F_FAULT);
     bool host = rsp->req == s->req;
+    if (rsp->req == s->dev_req) {
+        /* The answer to the device request of all parts: an h2d burst is
+        ** written; a d2h burst's bytes are in bulk, its host write next. */
+        mem_msg_release(d->pool, s->dev_req);
+        s->dev_req = NULL;
+        mem_msg_release(d->pool, rsp);
+        if (ok && s->stage == STAGE_READ) {
+            s->stage = STAGE_WRITE;
+            burst_host_request(d, s, MEM_WRITE);
+        } else {
+            slot_done(d, s, ok ? 0 : s->parts);
+        }
+        return;
+    }
     if (host) {
         mem_msg_release(d->pool, s->req);
         s->req = NULL;
@@ -641,11 +760,42 @@ static bool dma_tick(sim_comp *c)
         if (port_peek(&d->device[i]))
             progress |= take_answers(d, &d->device[i]);
     if (d->pace_count)
-        progress |= pace_parts(d);  /* tick on while parts are due */
+        progress |= pace_parts(d);
     progress |= take_commands(d);
     progress |= issue_chunks(d);
     progress |= drain_all(d);
-    return progress;
+    if (progress)
+        return true;
+    /* Nothing to do this cycle: sleep until a paced part is due or a
+    ** burst's issue cycles are over (one wake event, not a tick per
+    ** cycle; ports wake us for answers and freed lanes). comp_wake ticks
+    ** at the first edge strictly after the wake's time: after a part's
+    ** time, and at the first edge >= issue_free_at. */
+    mgs_time now = eng_now(c->eng), at = next_part_time(d);
+    if (d->issue_count && now < d->issue_free_at && d->issue_free_at - 1 < at)
+        at = d->issue_free_at - 1;
+    if (at == MGS_TIME_MAX)
+        return false;
+    if (at < now + d->cfg.period)
+        return true;   /* due at the next edge: tick on */
+    sim_event *free_ev = NULL;
+    for (int i = 0; i < DMA_WAKES; i++) {
+        if (!d->wake_ev[i].scheduled)
+            free_ev = free_ev ? free_ev : &d->wake_ev[i];
+        else if (d->wake_time[i] <= at)
+            return false; /* a wake no later is already coming */
+    }
+    if (!free_ev)
+        return true;      /* every wake is later: tick on */
+    d->wake_time[free_ev - d->wake_ev] = at;
+    eng_schedule(c->eng, free_ev, at);
+    return false;
+}
+
+static void dma_handle(sim_comp *c, sim_event *ev)
+{
+    (void)ev;
+    comp_wake(c);
 }
 
 static void dma_port_free(sim_comp *c, sim_port *p)
@@ -693,6 +843,7 @@ static void dma_dump(const sim_comp *c, FILE *f)
 static const sim_comp_ops dma_ops = {
     .kind = "DMA",
     .tick = dma_tick,
+    .handle = dma_handle,
     .notify_port_free = dma_port_free,
     .busy = dma_busy,
     .visit_buffers = dma_visit,
@@ -709,6 +860,8 @@ dma_engine *dma_new(sim_engine *eng, const char *name, const dma_config *cfg,
     d->cfg = *cfg;
     d->pool = pool;
     comp_init(&d->base, eng, &dma_ops, name, cfg->period);
+    for (int i = 0; i < DMA_WAKES; i++)
+        eng_event_init(&d->wake_ev[i], &d->base, 1, NULL);
     port_init(&d->ctrl, &d->base, "ctrl", cfg->ctrl_buffer);
     port_init(&d->host, &d->base, "host", cfg->host_buffer);
     for (uint32_t i = 0; i < cfg->device_ports; i++) {
@@ -747,8 +900,10 @@ void dma_free(dma_engine *d)
     if (!d)
         return;
     for (uint32_t i = 0; i < d->cfg.max_inflight; i++) {
-        if (d->slots[i].in_use)
+        if (d->slots[i].in_use) {
             mem_msg_release(d->pool, d->slots[i].req);
+            mem_msg_release(d->pool, d->slots[i].dev_req);
+        }
         free(d->slots[i].bulk);
     }
     port_fini(&d->ctrl);

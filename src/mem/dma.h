@@ -118,6 +118,13 @@ typedef struct dma_config {
     int32_t gpu;                /* mem_msg.gpu of our requests */
     bool device_noalloc;        /* device-side writes carry MEM_F_NOALLOC:
                                    they miss past the L2 into memory */
+    bool device_bursts;         /* an h2d burst whose lines one device port
+                                   serves writes them as one request (at
+                                   most 64 parts) once its last part came,
+                                   instead of one write per chunk; needs
+                                   device_noalloc and, below, a plain
+                                   write-back L2 bank (no protocol) over a
+                                   DRAM controller (cache.c, dram.c) */
     mgs_time period;            /* ps */
 } dma_config;
 

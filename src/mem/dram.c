@@ -28,6 +28,17 @@
 ** already covers its ready time, and at most one bank event; nothing is
 ** scheduled while the controller is idle (refresh is computed from the
 ** time, see dram_bank.c).
+**
+** Bursts (a DMA engine's device-side burst of whole lines, memmsg.h
+** `parts`; mask bit i = part i is written): one transaction in a FIFO of
+** their own, not in a bank queue. A burst is decided once it is ready and
+** every transaction that arrived before it has been issued (so a line's
+** older write-back never lands after the burst's bytes); its parts are
+** then planned back to back, each on its own bank, as consecutive
+** decisions would have (a part starts no earlier than its bank's last
+** column command), their data moved, and one answer goes at the last
+** part's data end + ctrl_latency. Later transactions may pass a waiting
+** burst (only a racing access could tell).
 */
 #include "mem/dram.h"
 
@@ -64,6 +75,8 @@ typedef struct dram_txn {
     uint32_t bursts;
     bool ctrl_op;          /* FLUSH/INVALIDATE: no data, answered after the
                               controller pipeline both ways */
+    bool burst;            /* a burst (file note): in the burst FIFO */
+    uint64_t seq;          /* arrival order */
     dram_txn_state state;
     struct dram_txn *next; /* free list, bank FIFO or send FIFO */
 } dram_txn;
@@ -85,6 +98,9 @@ struct dram {
     dram_txn *txns;        /* owned, cfg.queue_entries */
     dram_txn *free_txns;
     dram_txn *send_head, *send_tail; /* responses the port refused */
+    dram_txn *burst_head, *burst_tail; /* QUEUED bursts, arrival order */
+    uint64_t next_seq;
+    uint32_t queued;       /* QUEUED transactions in bank queues */
     uint32_t occupancy;    /* transactions not FREE */
     mgs_time bus_free;     /* data bus free from */
     stat_counter *reads, *writes, *atomics, *row_hits, *row_misses,
@@ -210,22 +226,29 @@ static void txn_done(dram *d, dram_txn *x)
 
 /* ---- scheduling ------------------------------------------------------- */
 
-static void issue(dram *d, dram_bankq *q, dram_txn *x)
+/* Plans an access of `bursts` bursts to row of bank b, no command before
+** at, and commits it: the bank's state, the data bus, the row and
+** refresh statistics. */
+static void plan_access(dram *d, dram_bank *b, uint64_t row, dram_access acc,
+                        uint32_t bursts, mgs_time at, dram_plan *p)
 {
-    dram_plan p;
-    mgs_time now = now_of(d);
-    dram_bank_plan(&d->t, d->cfg.open_page, &q->bank, x->loc.row, x->acc,
-                   x->bursts, now, d->bus_free, &p);
-    dram_bank_commit(&d->t, d->cfg.open_page, &q->bank, x->loc.row, x->acc,
-                     &p);
-    d->bus_free = p.data_end;
-    if (p.refreshes > d->refreshes->value)
-        d->refreshes->value = p.refreshes;
-    switch (p.result) {
+    dram_bank_plan(&d->t, d->cfg.open_page, b, row, acc, bursts, at,
+                   d->bus_free, p);
+    dram_bank_commit(&d->t, d->cfg.open_page, b, row, acc, p);
+    d->bus_free = p->data_end;
+    if (p->refreshes > d->refreshes->value)
+        d->refreshes->value = p->refreshes;
+    switch (p->result) {
     case DRAM_ROW_HIT: stat_inc(d->row_hits); break;
     case DRAM_ROW_MISS: stat_inc(d->row_misses); break;
     case DRAM_ROW_CONFLICT: stat_inc(d->row_conflicts); break;
     }
+}
+
+static void issue(dram *d, dram_bankq *q, dram_txn *x)
+{
+    dram_plan p;
+    plan_access(d, &q->bank, x->loc.row, x->acc, x->bursts, now_of(d), &p);
     x->rsp = mem_msg_response(d->pool, x->req);
     switch (x->acc) {
     case DRAM_ACC_READ:
@@ -266,6 +289,15 @@ static dram_txn *pick(const dram *d, const dram_bankq *q, mgs_time now,
     return q->head && q->head->ready <= now ? q->head : NULL;
 }
 
+static uint32_t bursts_of(const dram_config *c, uint64_t addr, uint32_t size)
+{
+    uint64_t first = addr / c->burst_bytes;
+    uint64_t last = (addr + (size ? size : 1) - 1) / c->burst_bytes;
+    return (uint32_t)(last - first + 1);
+}
+
+static void dram_try_bursts(dram *d);
+
 static void dram_schedule_bank(dram *d, dram_bankq *q)
 {
     mgs_time now = now_of(d);
@@ -286,18 +318,101 @@ static void dram_schedule_bank(dram *d, dram_bankq *q)
         if (q->tail == x)
             q->tail = prev;
         x->next = NULL;
+        d->queued--;
         issue(d, q, x);
+        if (d->burst_head)
+            dram_try_bursts(d);
+    }
+}
+
+/* Decides burst x (file note): every part planned back to back. */
+static void issue_burst(dram *d, dram_txn *x)
+{
+    const mem_msg *m = x->req;
+    mgs_time now = now_of(d), end = now;
+    uint32_t n = 0;
+    x->rsp = mem_msg_response(d->pool, m);
+    dram_access acc = x->acc;
+    /* Runs of parts in one row of one bank: one access of their bursts
+    ** (the column commands of consecutive parts back to back, as
+    ** consecutive row hits would go) and one move of their bytes. */
+    for (uint32_t i = 0; i < m->parts;) {
+        if (!(m->mask >> i & 1)) {
+            i++;
+            continue;
+        }
+        uint64_t a = m->addr + (uint64_t)i * m->size;
+        dram_loc loc, next;
+        dram_map(&d->cfg, a, &loc);
+        uint32_t j = i + 1;
+        for (; j < m->parts && (m->mask >> j & 1); j++) {
+            dram_map(&d->cfg, m->addr + (uint64_t)j * m->size, &next);
+            if (next.bank != loc.bank || next.row != loc.row ||
+                next.offset != loc.offset + (uint64_t)(j - i) * m->size)
+                break;
+        }
+        uint32_t run = j - i;
+        dram_bank *b = &d->banks[loc.bank].bank;
+        mgs_time at = b->busy_until > now ? b->busy_until : now;
+        dram_plan p;
+        plan_access(d, b, loc.row, acc, run * bursts_of(&d->cfg, a, m->size),
+                    at, &p);
+        end = p.data_end;
+        stat_addn(d->row_hits, run - 1);
+        uint8_t *bytes = m->bulk + (size_t)i * m->size;
+        size_t len = (size_t)run * m->size;
+        if (acc == DRAM_ACC_WRITE
+                ? d->backing->write(d->backing->ud, loc.offset, bytes, len)
+                : d->backing->read(d->backing->ud, loc.offset, bytes, len))
+            x->rsp->flags |= MEM_F_FAULT;
+        n += run;
+        i = j;
+    }
+    if (acc == DRAM_ACC_WRITE) {
+        stat_addn(d->writes, n);
+        stat_addn(d->bytes_written, (uint64_t)n * m->size);
+    } else {
+        stat_addn(d->reads, n);
+        stat_addn(d->bytes_read, (uint64_t)n * m->size);
+        x->rsp->base.bytes += (n - 1) * m->size;
+    }
+    /* A bank whose queue waited behind the parts decides again when its
+    ** last part's column command is over. */
+    for (uint32_t i = 0; i < d->cfg.banks; i++) {
+        dram_bankq *q = &d->banks[i];
+        if (q->head && q->bank.busy_until > now && !q->ev.scheduled)
+            eng_schedule(d->base.eng, &q->ev, q->bank.busy_until);
+    }
+    x->state = TXN_ISSUED;
+    eng_schedule(d->base.eng, &x->done_ev, end + d->t.ctrl);
+}
+
+/* Decides the bursts at the head of the burst FIFO that are ready and
+** have no older transaction still queued. */
+static void dram_try_bursts(dram *d)
+{
+    mgs_time now = now_of(d);
+    while (d->burst_head) {
+        dram_txn *x = d->burst_head;
+        if (x->ready > now) {
+            if (!x->ready_ev.scheduled)
+                eng_schedule(d->base.eng, &x->ready_ev, x->ready);
+            return;
+        }
+        for (uint32_t i = 0; d->queued && i < d->cfg.queue_entries; i++) {
+            const dram_txn *o = &d->txns[i];
+            if (o->state == TXN_QUEUED && !o->burst && o->seq < x->seq)
+                return; /* its issue calls again */
+        }
+        d->burst_head = x->next;
+        if (!d->burst_head)
+            d->burst_tail = NULL;
+        x->next = NULL;
+        issue_burst(d, x);
     }
 }
 
 /* ---- intake ----------------------------------------------------------- */
-
-static uint32_t bursts_of(const dram_config *c, uint64_t addr, uint32_t size)
-{
-    uint64_t first = addr / c->burst_bytes;
-    uint64_t last = (addr + (size ? size : 1) - 1) / c->burst_bytes;
-    return (uint32_t)(last - first + 1);
-}
 
 static void dram_accept(dram *d)
 {
@@ -314,6 +429,7 @@ static void dram_accept(dram *d)
         set_occupancy(d, d->occupancy + 1);
         comp_task_start(&d->base, m->base.id, "dram");
         x->ctrl_op = false;
+        x->burst = false;
         switch (m->base.type) {
         case MEM_READ: x->acc = DRAM_ACC_READ; break;
         case MEM_WRITE: x->acc = DRAM_ACC_WRITE; break;
@@ -329,10 +445,25 @@ static void dram_accept(dram *d)
             eng_schedule(d->base.eng, &x->done_ev, x->ready + d->t.ctrl);
             continue;
         }
+        x->seq = d->next_seq++;
+        x->burst = m->parts > 1;
+        if (x->burst) {
+            assert(x->acc != DRAM_ACC_ATOMIC && m->parts <= 64 &&
+                   "a DRAM burst reads or writes at most 64 parts");
+            x->state = TXN_QUEUED;
+            if (d->burst_tail)
+                d->burst_tail->next = x;
+            else
+                d->burst_head = x;
+            d->burst_tail = x;
+            dram_try_bursts(d);
+            continue;
+        }
         uint32_t size = x->acc == DRAM_ACC_ATOMIC ? m->atomic_size : m->size;
         dram_map(&d->cfg, m->addr, &x->loc);
         x->bursts = bursts_of(&d->cfg, m->addr, size);
         x->state = TXN_QUEUED;
+        d->queued++;
         dram_bankq *q = &d->banks[x->loc.bank];
         if (q->tail)
             q->tail->next = x;
@@ -355,7 +486,10 @@ static void dram_handle(sim_comp *c, sim_event *ev)
     switch (ev->kind) {
     case EV_TXN_READY: {
         dram_txn *x = ev->data;
-        dram_schedule_bank(d, &d->banks[x->loc.bank]);
+        if (x->burst)
+            dram_try_bursts(d);
+        else
+            dram_schedule_bank(d, &d->banks[x->loc.bank]);
         break;
     }
     case EV_TXN_DONE:

@@ -116,10 +116,14 @@ typedef struct mem_msg {
                               class with ID_T = 1 */
     uint16_t parts;        /* a burst (>= 2; 0 or 1: one access): parts
                               consecutive accesses of size bytes each from
-                              addr, whose bytes are in bulk, not data; on
-                              a link it is parts messages of base.bytes
-                              each, back to back (a DMA engine's host side,
-                              docs/platforms.md; only host memory serves them) */
+                              addr, whose bytes are in bulk, not data. A
+                              DMA engine's host side: on a link it is parts
+                              messages of base.bytes each, back to back
+                              (docs/platforms.md), served by host memory;
+                              its device side (at most 64 whole lines of
+                              one L2 bank, mask bit i = part i, base.bytes
+                              the whole payload): served by a plain L2 bank
+                              and a DRAM controller (docs/memory.md) */
     uint64_t atomic_src;   /* ATOMIC: operand */
     uint64_t atomic_cmp;   /* ATOMIC: compare value (cmpswap) */
     mgs_time issue_time;   /* ps: when the requester issued it (latency) */

@@ -624,6 +624,15 @@ static void wire_dma(platform *p, sim_engine *eng, mem_pool *pool,
         dc.gpu = (int32_t)i;
         dc.device_noalloc = !c->copy_allocates_l2;
         dc.burst = c->copy_burst > dc.chunk ? c->copy_burst / dc.chunk : 1;
+        /* Device-side bursts where every L2 bank is a plain write-back
+        ** cache over its own DRAM channel (dma.h): no protocol (nc has no
+        ** hooks), the GPU's own memory, no host frames. */
+        dc.device_bursts = dc.burst > 1 && dc.device_noalloc &&
+                           strcmp(c->coherence, "nc") == 0 &&
+                           c->gpu.l2.write_policy == CACHE_WRITE_BACK &&
+                           c->gpu.l2.line == dc.chunk && !c->host_frames &&
+                           (c->type == PLATFORM_DISCRETE ||
+                            c->type == PLATFORM_UNIFIED);
         dc.period = c->gpu.period;
         char name[32];
         snprintf(name, sizeof name, "GPU[%u].DMA", i);

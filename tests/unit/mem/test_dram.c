@@ -2,8 +2,8 @@
 ** DRAM controller tests: exact row hit / miss / conflict latencies (ps),
 ** close-page policy, refresh blackout, FR-FCFS reordering, streaming
 ** bandwidth (within 5 % of bytes_per_cycle x clock), back-pressure with a
-** tiny queue, real data (masked writes, read-after-write), atomics at
-** memory and determinism. One requester agent (dramtest_agent.h) talks to
+** tiny queue, real data (masked writes, read-after-write), bursts after
+** an older queued write, atomics at memory and determinism. One requester agent (dramtest_agent.h) talks to
 ** one channel through a zero-latency connection; latencies inside the
 ** controller are measured as response send time - request arrival time.
 */
@@ -402,6 +402,49 @@ static void test_data_roundtrip(void **state)
     world_fini(&w);
 }
 
+/* Bursts (a DMA engine's device side, docs/dram.md "Bursts"): a write
+** burst of 64 lines waits for an older write to one of its lines that
+** is still queued (its bank busy with another row), so the burst's bytes
+** win; the read burst behind it reads them back; each burst is answered
+** once, its parts counted as accesses and rows planned as runs. */
+static void test_bursts(void **state)
+{
+    (void)state;
+    dram_config c;
+    test_cfg(&c);
+    world w;
+    world_init(&w, &c, c.period, 4);
+    static uint8_t out[4096], in[4096];
+    for (int i = 0; i < 4096; i++)
+        out[i] = (uint8_t)(0x5A ^ i);
+    memset(in, 0, sizeof in);
+    /* R0 opens row 1 of bank 0; W1 (bank 0, row 0) must wait for it. */
+    agent_add(w.a, MEM_READ, (uint64_t)c.row_bytes * c.banks, 64, 0);
+    mem_msg *w1 = agent_add(w.a, MEM_WRITE, 3 * 64, 64, 0);
+    memset(w1->data, 0x11, 64);
+    mem_msg *bw = agent_add(w.a, MEM_WRITE, 0, 64, 0);
+    bw->parts = 64;
+    bw->bulk = out;
+    bw->base.bytes = 8 + 4096;
+    mem_msg *br = agent_add(w.a, MEM_READ, 0, 64, 0);
+    br->parts = 64;
+    br->bulk = in;
+    world_run(&w);
+    assert_int_equal(w.a->nrsp, 4);
+    assert_memory_equal(w.mem, out, 4096);  /* not W1's 0x11 at line 3 */
+    assert_memory_equal(in, out, 4096);
+    assert_true(agent_rsp_of(w.a, 2)->base.send_time >
+                agent_rsp_of(w.a, 1)->base.send_time);
+    assert_int_equal(stat_of(&w, "writes"), 1 + 64);
+    assert_int_equal(stat_of(&w, "reads"), 1 + 64);
+    assert_int_equal(stat_of(&w, "bytes_written"), 64 + 4096);
+    /* 4 KiB = 2 rows of 2 KiB (banks 0 and 1): 62 of the 64 parts of
+    ** each burst hit an open row in its run, plus the burst read's first
+    ** runs find the rows the write burst left open. */
+    assert_true(stat_of(&w, "row_hits") >= 2 * 62);
+    world_fini(&w);
+}
+
 /* Out-of-range read: answered, with MEM_F_FAULT. */
 static void test_out_of_range_faults(void **state)
 {
@@ -619,6 +662,7 @@ int main(void)
         cmocka_unit_test(test_streaming_bandwidth),
         cmocka_unit_test(test_backpressure),
         cmocka_unit_test(test_data_roundtrip),
+        cmocka_unit_test(test_bursts),
         cmocka_unit_test(test_out_of_range_faults),
         cmocka_unit_test(test_atomics),
         cmocka_unit_test(test_random_against_reference),
