@@ -334,9 +334,9 @@ int mgs_rt_tenants(mgs_rt *rt, mgs_program *const *progs, int n, int qos,
 ** overlapping [p, p + n) (MGS_EINVAL for the last subscriber of a page, or
 ** a range outside GPS allocations). mgs_gps_tracking_start / _stop open and
 ** close the profiling window (seed 003 §4): at stop, each automatic page
-** keeps the GPUs that accessed it during the window. All of them wait for
-** the launches in flight and are no-ops where GPS is an ordinary
-** allocation. */
+** keeps the GPUs that accessed it during the window (a page none accessed:
+** the GPU its allocation placed it on). All of them wait for the launches
+** in flight and are no-ops where GPS is an ordinary allocation. */
 #define MGS_GPS_AUTO 0
 #define MGS_GPS_MANUAL 1
 int mgs_malloc_gps(mgs_rt *rt, size_t size, int flags, mgs_dptr *out);

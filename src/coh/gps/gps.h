@@ -120,7 +120,8 @@ int gps_drv_alloc(gps *s, struct mgs_devmem *m, uint64_t va, uint64_t size,
 int gps_drv_subscription(gps *s, struct mgs_devmem *m, uint64_t va,
                          uint64_t n, int gpu, bool subscribe);
 /* Ends the profiling window: each automatic page keeps the subscribers
-** that touched it (at least one) and the others are unsubscribed. */
+** that touched it and the others are unsubscribed; a page nobody touched
+** keeps the copy its allocation placed (the host's mapping). */
 int gps_drv_tracking_stop(gps *s, struct mgs_devmem *m);
 /* The host wrote [va, va + n) through its table: copy the bytes to the
 ** other replicas. */

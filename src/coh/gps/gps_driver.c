@@ -138,6 +138,18 @@ int gps_drv_subscription(gps *s, mgs_devmem *m, uint64_t va, uint64_t n,
                                (unsigned long long)va);
 }
 
+/* The subscriber (as a bit) whose replica the host maps: the copy the
+** allocation placed, unless that GPU has left; else the lowest numbered. */
+static uint32_t home_subscriber(gps *s, mgs_devmem *m, const gps_page *p)
+{
+    uint64_t host;
+    if (!table_pa(m, MGS_DEVMEM_HOST, p->va, &host))
+        for (uint32_t g = 0; g < s->sys.ngpus; g++)
+            if ((p->subs >> g & 1) && p->pa[g] == host)
+                return 1u << g;
+    return p->subs & (0u - p->subs);
+}
+
 int gps_drv_tracking_stop(gps *s, mgs_devmem *m)
 {
     gps_tracking_set(s, false);
@@ -147,7 +159,7 @@ int gps_drv_tracking_stop(gps *s, mgs_devmem *m)
             continue;
         uint32_t keep = p->touched & p->subs;
         if (!keep)            /* nobody touched it: one copy stays */
-            keep = p->subs & (0u - p->subs);
+            keep = home_subscriber(s, m, p);
         for (uint32_t g = 0; g < s->sys.ngpus; g++)
             if ((p->subs & ~keep) >> g & 1) {
                 int rc = drop_subscriber(s, m, i, g);
