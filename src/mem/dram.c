@@ -30,15 +30,15 @@
 ** time, see dram_bank.c).
 **
 ** Bursts (a DMA engine's device-side burst of whole lines, memmsg.h
-** `parts`; mask bit i = part i is written): one transaction in a FIFO of
-** their own, not in a bank queue. A burst is decided once it is ready and
-** every transaction that arrived before it has been issued (so a line's
-** older write-back never lands after the burst's bytes); its parts are
-** then planned back to back, each on its own bank, as consecutive
-** decisions would have (a part starts no earlier than its bank's last
-** column command), their data moved, and one answer goes at the last
-** part's data end + ctrl_latency. Later transactions may pass a waiting
-** burst (only a racing access could tell).
+** `parts`; mask bit i = part i is read or written): one transaction in a
+** FIFO of their own, not in a bank queue. A burst is decided once it is
+** ready and every transaction that arrived before it has been issued (so
+** a line's older write-back never lands after, or is missed by, the
+** burst); each run of its parts in one row of one bank is then planned as
+** one access, as consecutive row hits would go (no earlier than the
+** bank's last column command), its bytes moved at once, and one answer
+** goes at the last part's data end + ctrl_latency. Later transactions may
+** pass a waiting burst (only a racing access could tell).
 */
 #include "mem/dram.h"
 
