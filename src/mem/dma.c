@@ -352,17 +352,27 @@ static mem_msg *slot_request(dma_engine *d, dma_slot *s, mem_msg_type type,
     return m;
 }
 
-/* The host side of burst s: one request for all its parts. */
-static void burst_host_request(dma_engine *d, dma_slot *s, mem_msg_type type)
+/* Burst s as one request of all its parts on one side: its host side
+** (the host link carries it as its parts), or its device side when
+** cfg.device_bursts lets one L2 bank take it whole (an h2d burst's write,
+** a d2h burst's read; the crossbar carries it as one message). */
+static void burst_request(dma_engine *d, dma_slot *s, mem_msg_type type,
+                          dma_space space)
 {
     uint32_t k = d->cfg.chunk;
-    mem_msg *m = slot_request(d, s, type,
-                              type == MEM_READ ? s->src : s->dst, k,
-                              DMA_SPACE_HOST);
+    mem_msg *m = slot_request(d, s, type, type == MEM_READ ? s->src : s->dst,
+                              k, space);
     m->parts = (uint16_t)s->parts;
     m->bulk = s->bulk;
-    s->req = m;
-    send_to(d, DMA_SPACE_HOST, m);
+    if (space == DMA_SPACE_HOST) {
+        s->req = m;
+    } else {
+        m->base.bytes = d->cfg.header_bytes +
+                        (type == MEM_WRITE ? s->parts * k : 0);
+        s->dev_req = m;
+        stat_inc(d->st[ST_DEVICE_BURSTS]);
+    }
+    send_to(d, space, m);
 }
 
 /* The device side of d2h burst s: one read per chunk. */
@@ -383,23 +393,6 @@ static void burst_write_part(dma_engine *d, dma_slot *s, uint32_t i)
     mem_msg *m = slot_request(d, s, MEM_WRITE, s->dst + (uint64_t)i * k, k,
                               DMA_SPACE_DEVICE);
     memcpy(m->data, s->bulk + (size_t)i * k, k);
-    send_to(d, DMA_SPACE_DEVICE, m);
-}
-
-/* The device side of burst s as one request of all its parts
-** (cfg.device_bursts): an h2d burst's write, a d2h burst's read. */
-static void burst_device_request(dma_engine *d, dma_slot *s,
-                                 mem_msg_type type)
-{
-    uint32_t k = d->cfg.chunk;
-    mem_msg *m = slot_request(d, s, type, type == MEM_READ ? s->src : s->dst,
-                              k, DMA_SPACE_DEVICE);
-    m->parts = (uint16_t)s->parts;
-    m->bulk = s->bulk;
-    m->base.bytes = d->cfg.header_bytes + (type == MEM_WRITE ? s->parts * k
-                                                             : 0);
-    s->dev_req = m;
-    stat_inc(d->st[ST_DEVICE_BURSTS]);
     send_to(d, DMA_SPACE_DEVICE, m);
 }
 
@@ -436,7 +429,7 @@ static bool pace_parts(dma_engine *d)
             if (s->first + (s->parts - 1) * s->step >= now)
                 return progress;
             s->released = s->parts;
-            burst_device_request(d, s, MEM_WRITE);
+            burst_request(d, s, MEM_WRITE, DMA_SPACE_DEVICE);
             progress = true;
         }
         while (s->released < s->parts &&
@@ -521,9 +514,9 @@ static void burst_start(dma_engine *d, dma_slot *s, const dma_msg *cmd)
         s->bulk = mgs_xmalloc((size_t)d->cfg.burst * d->cfg.chunk);
     if (cmd->src_space == DMA_SPACE_HOST) {
         s->device_burst = device_burst_fits(d, s, s->dst);
-        burst_host_request(d, s, MEM_READ);
+        burst_request(d, s, MEM_READ, DMA_SPACE_HOST);
     } else if ((s->device_burst = device_burst_fits(d, s, s->src))) {
-        burst_device_request(d, s, MEM_READ);
+        burst_request(d, s, MEM_READ, DMA_SPACE_DEVICE);
     } else {
         burst_device_reads(d, s);
     }
@@ -661,7 +654,7 @@ static void burst_answer(dma_engine *d, dma_slot *s, mem_msg *rsp)
         mem_msg_release(d->pool, rsp);
         if (ok && s->stage == STAGE_READ) {
             s->stage = STAGE_WRITE;
-            burst_host_request(d, s, MEM_WRITE);
+            burst_request(d, s, MEM_WRITE, DMA_SPACE_HOST);
         } else {
             slot_done(d, s, ok ? 0 : s->parts);
         }
@@ -700,7 +693,7 @@ static void burst_answer(dma_engine *d, dma_slot *s, mem_msg *rsp)
         if (--s->pending == 0) {
             if (s->stage == STAGE_READ && !s->failed) {
                 s->stage = STAGE_WRITE;
-                burst_host_request(d, s, MEM_WRITE);
+                burst_request(d, s, MEM_WRITE, DMA_SPACE_HOST);
             } else {
                 /* A part that faulted fails the burst's host write. */
                 slot_done(d, s, s->stage == STAGE_READ ? s->parts
