@@ -1,9 +1,10 @@
 /*
-** Time-slot event queue (design in evq.h).
+** Event queue: bucket wheel plus far store (design in evq.h).
 **
-** Hash table: linear probing, power-of-two capacity kept at most half
-** full, deletion by backward shift (no tombstones), so probe sequences stay
-** short however long the run. Hash: Fibonacci multiplication of the time.
+** Far store's hash table: linear probing, power-of-two capacity kept at
+** most half full, deletion by backward shift (no tombstones), so probe
+** sequences stay short however long the run. Hash: Fibonacci
+** multiplication of the time.
 */
 #include "sim/evq.h"
 
@@ -12,12 +13,20 @@
 
 #include "util/xmalloc.h"
 
-static inline uint32_t hash_home(const sim_evq *q, mgs_time t)
+#define WHEEL_MASK (EVQ_WHEEL_BUCKETS - 1u)
+_Static_assert((EVQ_WHEEL_BUCKETS & WHEEL_MASK) == 0 &&
+                   EVQ_WHEEL_BUCKETS % 4096 == 0 &&
+                   EVQ_WHEEL_BUCKETS <= 64 * 4096,
+               "three bitmap levels of 64-bit words");
+
+/* ---- far store: time slots ------------------------------------------- */
+
+static inline uint32_t hash_home(const evq_far *q, mgs_time t)
 {
     return (uint32_t)((t * 0x9E3779B97F4A7C15ULL) >> 32) & q->hmask;
 }
 
-static void hash_alloc(sim_evq *q, uint32_t cap)
+static void hash_alloc(evq_far *q, uint32_t cap)
 {
     q->hash = mgs_xmalloc((size_t)cap * sizeof(*q->hash));
     for (uint32_t i = 0; i < cap; i++)
@@ -26,7 +35,7 @@ static void hash_alloc(sim_evq *q, uint32_t cap)
     q->hcount = 0;
 }
 
-static void hash_insert(sim_evq *q, mgs_time t, uint32_t slot)
+static void hash_insert(evq_far *q, mgs_time t, uint32_t slot)
 {
     uint32_t i = hash_home(q, t);
     while (q->hash[i].slot != EVQ_NONE)
@@ -35,7 +44,7 @@ static void hash_insert(sim_evq *q, mgs_time t, uint32_t slot)
     q->hcount++;
 }
 
-static void hash_grow(sim_evq *q)
+static void hash_grow(evq_far *q)
 {
     evq_hent *old = q->hash;
     uint32_t oldcap = q->hmask + 1;
@@ -48,7 +57,7 @@ static void hash_grow(sim_evq *q)
 
 /* Slot of time t or EVQ_NONE; *pos receives the entry where the probe
 ** stopped (t's entry, or the empty entry where t would go). */
-static inline uint32_t hash_find(const sim_evq *q, mgs_time t, uint32_t *pos)
+static inline uint32_t hash_find(const evq_far *q, mgs_time t, uint32_t *pos)
 {
     uint32_t i = hash_home(q, t);
     for (;;) {
@@ -61,7 +70,7 @@ static inline uint32_t hash_find(const sim_evq *q, mgs_time t, uint32_t *pos)
     }
 }
 
-static void hash_erase(sim_evq *q, mgs_time t)
+static void hash_erase(evq_far *q, mgs_time t)
 {
     uint32_t i = hash_home(q, t);
     while (q->hash[i].time != t || q->hash[i].slot == EVQ_NONE)
@@ -85,12 +94,12 @@ static void hash_erase(sim_evq *q, mgs_time t)
     q->hcount--;
 }
 
-void evq_init(sim_evq *q, size_t slots_hint)
+static void far_init(evq_far *q, size_t slots_hint)
 {
     uint32_t n = 16;
     while (n < slots_hint && n < (1u << 30))
         n *= 2;
-    *q = (sim_evq){0};
+    *q = (evq_far){0};
     q->slots = MGS_NEW_ARRAY(evq_slot, n);
     q->nslots = n;
     for (uint32_t i = 0; i < n; i++)
@@ -101,17 +110,17 @@ void evq_init(sim_evq *q, size_t slots_hint)
     q->last_slot = EVQ_NONE;
 }
 
-void evq_fini(sim_evq *q)
+static void far_fini(evq_far *q)
 {
     free(q->slots);
     free(q->heap);
     free(q->hash);
-    *q = (sim_evq){0};
+    *q = (evq_far){0};
 }
 
 /* Creates the slot for time t, absent from the hash table; hpos is the
 ** empty hash entry where the failed lookup for t stopped. */
-static uint32_t slot_alloc(sim_evq *q, mgs_time t, uint32_t hpos)
+static uint32_t slot_alloc(evq_far *q, mgs_time t, uint32_t hpos)
 {
     if (q->free_head == EVQ_NONE) {
         uint32_t old = q->nslots, n = old * 2;
@@ -149,10 +158,11 @@ static uint32_t slot_alloc(sim_evq *q, mgs_time t, uint32_t hpos)
     return s;
 }
 
-/* The slot of time t, created if absent; becomes the one-entry cache.
-** Kept out of line so that the common push (a cache hit) stays small. */
-static __attribute__((noinline)) uint32_t slot_lookup(sim_evq *q, mgs_time t)
+/* The slot of time t, created if absent; becomes the one-entry cache. */
+static uint32_t slot_lookup(evq_far *q, mgs_time t)
 {
+    if (q->last_slot != EVQ_NONE && q->last_time == t)
+        return q->last_slot;
     uint32_t pos;
     uint32_t s = hash_find(q, t, &pos);
     if (s == EVQ_NONE)
@@ -162,11 +172,9 @@ static __attribute__((noinline)) uint32_t slot_lookup(sim_evq *q, mgs_time t)
     return s;
 }
 
-void evq_push(sim_evq *q, sim_event *ev, mgs_time t)
+static void far_push(evq_far *q, sim_event *ev, mgs_time t)
 {
-    uint32_t s = q->last_slot != EVQ_NONE && q->last_time == t
-                     ? q->last_slot
-                     : slot_lookup(q, t);
+    uint32_t s = slot_lookup(q, t); /* may move the slots */
     evq_slot *sl = &q->slots[s];
     ev->next = NULL;
     if (sl->tail)
@@ -177,12 +185,10 @@ void evq_push(sim_evq *q, sim_event *ev, mgs_time t)
     q->count++;
 }
 
-void evq_push_ordered(sim_evq *q, sim_event *ev, mgs_time t,
-                      evq_before_fn before)
+static void far_push_ordered(evq_far *q, sim_event *ev, mgs_time t,
+                             evq_before_fn before)
 {
-    uint32_t s = q->last_slot != EVQ_NONE && q->last_time == t
-                     ? q->last_slot
-                     : slot_lookup(q, t);
+    uint32_t s = slot_lookup(q, t); /* may move the slots */
     evq_slot *sl = &q->slots[s];
     sim_event **link = &sl->head;
     while (*link && before(*link, ev))
@@ -195,7 +201,7 @@ void evq_push_ordered(sim_evq *q, sim_event *ev, mgs_time t,
 }
 
 /* Removes the heap minimum (heap_n > 0). */
-static void heap_pop_min(sim_evq *q)
+static void heap_pop_min(evq_far *q)
 {
     evq_hkey *h = q->heap;
     uint32_t n = --q->heap_n;
@@ -219,10 +225,8 @@ static void heap_pop_min(sim_evq *q)
     h[i] = x;
 }
 
-/* The slot of the minimum time drained: retire it (it may be re-created
-** for this time by an event scheduled at now; FIFO order is unaffected).
-** Out of line: most pops leave the slot non-empty. */
-static __attribute__((noinline)) void slot_retire(sim_evq *q, evq_hkey top)
+/* The slot of the minimum time drained: retire it. */
+static void slot_retire(evq_far *q, evq_hkey top)
 {
     q->slots[top.slot].tail = NULL;
     heap_pop_min(q);
@@ -233,7 +237,12 @@ static __attribute__((noinline)) void slot_retire(sim_evq *q, evq_hkey top)
         q->last_slot = EVQ_NONE;
 }
 
-sim_event *evq_pop(sim_evq *q, mgs_time *t)
+static inline mgs_time far_min_time(const evq_far *q)
+{
+    return q->heap[0].time;
+}
+
+static sim_event *far_pop(evq_far *q, mgs_time *t)
 {
     assert(q->count > 0);
     const evq_hkey top = q->heap[0];
@@ -245,12 +254,10 @@ sim_event *evq_pop(sim_evq *q, mgs_time *t)
     *t = top.time;
     if (!sl->head)
         slot_retire(q, top);
-    else /* the next pop reads it; it lives in some component, likely cold */
-        __builtin_prefetch(sl->head);
     return ev;
 }
 
-int evq_check(const sim_evq *q)
+static int far_check(const evq_far *q)
 {
     size_t events = 0;
     for (uint32_t i = 0; i < q->heap_n; i++) {
@@ -267,4 +274,204 @@ int evq_check(const sim_evq *q)
             events++;
     }
     return events == q->count && q->hcount == q->heap_n;
+}
+
+/* ---- the wheel ------------------------------------------------------- */
+
+static inline void mark_nonempty(sim_evq *q, uint32_t i)
+{
+    q->bits0[i >> 6] |= 1ULL << (i & 63);
+    q->bits1[i >> 12] |= 1ULL << ((i >> 6) & 63);
+    q->bits2 |= 1ULL << (i >> 12);
+}
+
+static inline void mark_empty(sim_evq *q, uint32_t i)
+{
+    if ((q->bits0[i >> 6] &= ~(1ULL << (i & 63))) != 0)
+        return;
+    if ((q->bits1[i >> 12] &= ~(1ULL << ((i >> 6) & 63))) != 0)
+        return;
+    q->bits2 &= ~(1ULL << (i >> 12));
+}
+
+/* Index of the first non-empty bucket at or cyclically after index i
+** (the wheel is not empty). */
+static inline uint32_t next_nonempty(const sim_evq *q, uint32_t i)
+{
+    uint32_t w = i >> 6;
+    uint64_t m = q->bits0[w] & (~0ULL << (i & 63));
+    if (m)
+        return (w << 6) | (uint32_t)__builtin_ctzll(m);
+    uint32_t k = w >> 6;
+    uint64_t m1 = q->bits1[k] & ((~0ULL << (w & 63)) << 1);
+    if (!m1) {
+        uint64_t m2 = q->bits2 & ((~0ULL << k) << 1);
+        if (!m2)
+            m2 = q->bits2; /* wrap: every set bit lies before i */
+        k = (uint32_t)__builtin_ctzll(m2);
+        m1 = q->bits1[k];
+    }
+    w = (k << 6) | (uint32_t)__builtin_ctzll(m1);
+    return (w << 6) | (uint32_t)__builtin_ctzll(q->bits0[w]);
+}
+
+static inline size_t wheel_count(const sim_evq *q)
+{
+    return q->count - q->far.count;
+}
+
+/* Appends ev to the bucket of t, in the window. */
+static void wheel_push(sim_evq *q, sim_event *ev, mgs_time t)
+{
+    uint32_t i = (uint32_t)t & WHEEL_MASK;
+    evq_bucket *k = &q->bucket[i];
+    ev->next = NULL;
+    if (!k->tail) {
+        k->head = ev;
+        mark_nonempty(q, i);
+    } else {
+        k->tail->next = ev;
+    }
+    k->tail = ev;
+    if (t <= q->first) { /* first is a lower bound: t's bucket is first */
+        q->first = t;
+        q->first_known = true;
+    }
+}
+
+/* Moves the far events that the window [base, base + buckets) now covers
+** to the wheel, earliest first (so FIFO order at each time holds). Far
+** events are due at or after base: differences do not wrap, sums might. */
+static void pull_far(sim_evq *q)
+{
+    while (q->far.count &&
+           far_min_time(&q->far) - q->base < EVQ_WHEEL_BUCKETS) {
+        mgs_time t;
+        sim_event *ev = far_pop(&q->far, &t);
+        wheel_push(q, ev, t);
+    }
+}
+
+void evq_init(sim_evq *q, size_t slots_hint)
+{
+    *q = (sim_evq){0};
+    q->bucket = MGS_NEW_ARRAY(evq_bucket, EVQ_WHEEL_BUCKETS);
+    q->bits0 = MGS_NEW_ARRAY(uint64_t, EVQ_WHEEL_BUCKETS / 64);
+    far_init(&q->far, slots_hint / 16); /* few events are due that far */
+}
+
+void evq_fini(sim_evq *q)
+{
+    free(q->bucket);
+    free(q->bits0);
+    far_fini(&q->far);
+    *q = (sim_evq){0};
+}
+
+void evq_push_slow_(sim_evq *q, sim_event *ev, mgs_time t)
+{
+    assert(t >= q->base && "event due before the last one popped");
+    q->count++;
+    if (t - q->base < EVQ_WHEEL_BUCKETS)
+        wheel_push(q, ev, t);
+    else
+        far_push(&q->far, ev, t);
+}
+
+void evq_push_ordered(sim_evq *q, sim_event *ev, mgs_time t,
+                      evq_before_fn before)
+{
+    assert(t >= q->base && "event due before the last one popped");
+    q->count++;
+    if (t - q->base >= EVQ_WHEEL_BUCKETS) {
+        far_push_ordered(&q->far, ev, t, before);
+        return;
+    }
+    uint32_t i = (uint32_t)t & WHEEL_MASK;
+    evq_bucket *k = &q->bucket[i];
+    if (!k->head)
+        mark_nonempty(q, i);
+    sim_event **link = &k->head;
+    while (*link && before(*link, ev))
+        link = &(*link)->next;
+    ev->next = *link;
+    if (!ev->next)
+        k->tail = ev;
+    *link = ev;
+    if (t <= q->first) {
+        q->first = t;
+        q->first_known = true;
+    }
+}
+
+mgs_time evq_find_first_(sim_evq *q, bool jump)
+{
+    assert(q->count > 0);
+    if (!wheel_count(q)) {
+        /* An empty wheel keeps its window unless popping: an event may
+        ** still come at now. */
+        if (!jump)
+            return far_min_time(&q->far);
+        q->base = q->first = far_min_time(&q->far);
+        pull_far(q); /* sets first_known */
+        return q->first;
+    }
+    uint32_t from = (uint32_t)q->first & WHEEL_MASK;
+    uint32_t i = next_nonempty(q, from);
+    q->first += (i - from) & WHEEL_MASK;
+    q->first_known = true;
+    return q->first;
+}
+
+void evq_popped_(sim_evq *q, evq_bucket *k, mgs_time t)
+{
+    if (!k->head) {
+        k->tail = NULL;
+        mark_empty(q, (uint32_t)t & WHEEL_MASK);
+        q->first_known = false; /* still a lower bound */
+    }
+    if (t != q->base) {
+        q->base = t;
+        if (q->far.count &&
+            far_min_time(&q->far) - t < EVQ_WHEEL_BUCKETS)
+            pull_far(q);
+    }
+}
+
+int evq_check(const sim_evq *q)
+{
+    size_t events = 0;
+    for (uint32_t i = 0; i < EVQ_WHEEL_BUCKETS; i++) {
+        const evq_bucket *k = &q->bucket[i];
+        bool set = (q->bits0[i >> 6] >> (i & 63)) & 1;
+        if (set != (k->head != NULL) ||
+            (k->head == NULL) != (k->tail == NULL))
+            return 0;
+        /* The time of bucket i: the one of the window's times that is i
+        ** mod the wheel's size. */
+        mgs_time t = q->base + ((i - (uint32_t)q->base) & WHEEL_MASK);
+        if (k->head && t < q->first)
+            return 0;
+        const sim_event *prev = NULL;
+        for (const sim_event *ev = k->head; ev; prev = ev, ev = ev->next)
+            events++;
+        if (prev != k->tail)
+            return 0;
+    }
+    for (uint32_t j = 0; j < EVQ_WHEEL_BUCKETS / 64; j++) {
+        bool set = (q->bits1[j >> 6] >> (j & 63)) & 1;
+        if (set != (q->bits0[j] != 0))
+            return 0;
+    }
+    for (uint32_t k = 0; k < EVQ_WHEEL_BUCKETS / 4096; k++)
+        if (((q->bits2 >> k) & 1) != (q->bits1[k] != 0))
+            return 0;
+    if (events != wheel_count(q) || !far_check(&q->far) ||
+        q->first < q->base || q->first - q->base >= EVQ_WHEEL_BUCKETS ||
+        (q->first_known && !q->bucket[q->first & WHEEL_MASK].head))
+        return 0;
+    if (q->far.count &&
+        far_min_time(&q->far) - q->base < EVQ_WHEEL_BUCKETS)
+        return 0;
+    return events + q->far.count == q->count;
 }

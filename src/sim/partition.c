@@ -612,7 +612,7 @@ static mgs_time compute_horizons(eng_group *g)
     mgs_time earliest[ENG_MAX_PARTITIONS], first = MGS_TIME_MAX;
     const uint32_t n = g->n;
     for (uint32_t p = 0; p < n; p++) {
-        const sim_engine *e = g->part[p].e;
+        sim_engine *e = g->part[p].e;
         earliest[p] = evq_count(&e->q) ? evq_min_time(&e->q) : MGS_TIME_MAX;
         if (earliest[p] < first)
             first = earliest[p];
