@@ -74,6 +74,8 @@ void cp_config_default(cp_config *c)
     c->port_buffer = 64;
     c->dispatch_latency = 4;
     c->launch_tlb_changed = false;
+    c->launch_code_every = false;
+    c->launch_keep = false;
 }
 
 int cp_config_validate(const cp_config *c)

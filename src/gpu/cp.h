@@ -65,6 +65,11 @@ typedef struct cp_config {
     ** changed); the runtime's timing layer computes the span. false: every
     ** entry, as the coherence protocol asks. */
     bool launch_tlb_changed;
+    /* Driver side, read by the runtime's timing layer: each launch uploads
+    ** its code to fresh pages (cp.launch_code = every), and a launch's own
+    ** buffers are never freed (cp.launch_buffers = keep). */
+    bool launch_code_every;
+    bool launch_keep;
 } cp_config;
 
 void cp_config_default(cp_config *c);

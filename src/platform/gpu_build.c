@@ -200,6 +200,8 @@ void gpu_build_config_from(gpu_build_config *c, const mgs_config *k)
     c->cp.wgs_per_cycle = (uint32_t)k->cp_wgs_per_cycle;
     c->cp.dispatch_latency = (uint32_t)k->cp_dispatch_latency;
     c->cp.launch_tlb_changed = strcmp(k->cp_launch_tlb_shootdown, "changed") == 0;
+    c->cp.launch_code_every = strcmp(k->cp_launch_code, "every") == 0;
+    c->cp.launch_keep = strcmp(k->cp_launch_buffers, "keep") == 0;
 }
 
 static void set_periods(gpu_build_config *c)

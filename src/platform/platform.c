@@ -79,6 +79,7 @@ void platform_config_default(platform_config *c)
     c->net = PLATFORM_NET_PCIE;
     c->pcie_version = 3;                 /* seed 002 Table 5.1 */
     c->pcie_gpus_per_switch = 2;         /* seed 002 Fig. 4.7 */
+    c->pcie_link_latency = 20 * MGS_PS_PER_NS; /* assumed: docs/noc.md */
     c->link_bw = 16000000000ull;         /* seed 002 Table 5.1 */
     c->link_latency = 100 * MGS_PS_PER_NS; /* assumed: docs/noc.md */
     c->sm_bandwidth = 1000000000000ull;  /* seed 000 §4.1: 1 TB/s */
@@ -123,6 +124,7 @@ void platform_pcie_cfg(const platform_config *c, uint32_t gpus,
 {
     noc_pcie_cfg_default(pc, c->pcie_version, gpus);
     pc->gpus_per_switch = c->pcie_gpus_per_switch;
+    pc->link_latency = c->pcie_link_latency;
 }
 
 bool platform_has_host_link(const platform_config *c)
@@ -160,6 +162,7 @@ void platform_config_from(platform_config *c, const mgs_config *k)
                                                        : PLATFORM_NET_LINKS;
     c->pcie_version = k->platform_pcie_version;
     c->pcie_gpus_per_switch = (uint32_t)k->platform_pcie_gpus_per_switch;
+    c->pcie_link_latency = k->platform_pcie_link_latency;
     c->link_bw = k->platform_inter_gpu_bw;
     c->link_latency = k->platform_link_latency;
     c->sm_bandwidth = k->platform_sm_bandwidth;
@@ -687,10 +690,10 @@ static void wire_um(platform *p, sim_engine *eng, mem_pool *pool,
     if (u.pasi && u.pasi_initial > u.page_bytes)
         u.piece_pages = (uint32_t)(u.pasi_initial / u.page_bytes);
     p->um = um_migrator_new(eng, "UM.Migrator", &u, pool, st, c->um_pages);
-    /* assumed: one PCIe traversal of the default tree, GPU - switch - root
-    ** complex (2 links, 2 switches: 320 ns). */
+    /* assumed: one PCIe traversal of the tree, GPU - switch - root
+    ** complex (2 links, 2 switches: 320 ns with the default links). */
     noc_pcie_cfg pc;
-    noc_pcie_cfg_default(&pc, c->pcie_version, n);
+    platform_pcie_cfg(c, n, &pc);
     sim_conn_config cc;
     conn_config_default(&cc);
     cc.period = c->gpu.period;

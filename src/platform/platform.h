@@ -85,6 +85,7 @@ typedef struct platform_config {
     uint32_t pcie_gpus_per_switch; /* GPUs below each switch of every PCIe
                                  tree (RDMA and host trees): 2 = seed 002's
                                  tree, 1 = a link of its own per GPU */
+    mgs_time pcie_link_latency; /* ps, every link of every PCIe tree */
     uint64_t link_bw;         /* bytes/s per direction (links) */
     mgs_time link_latency;    /* ps (links) */
     uint64_t sm_bandwidth;    /* shared: total L2-to-memory bytes/s */
@@ -139,8 +140,8 @@ int platform_config_validate(const platform_config *c);
 ** MGS_ECONFIG naming platform.host_link. */
 int platform_host_link_bw(const platform_config *c, uint64_t *bw);
 /* The PCIe tree of `gpus` GPUs the platform builds (RDMA tree with
-** interconnect = pcie, host tree, IOMMU tree): pcie_version's links,
-** pcie_gpus_per_switch GPUs per switch. */
+** interconnect = pcie, host tree, IOMMU tree): pcie_version's links of
+** pcie_link_latency, pcie_gpus_per_switch GPUs per switch. */
 void platform_pcie_cfg(const platform_config *c, uint32_t gpus,
                        noc_pcie_cfg *pc);
 /* Whether host copies cross a host link (false on shared: the CPU and

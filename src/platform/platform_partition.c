@@ -81,6 +81,6 @@ void platform_place_endpoints_(const platform_parts *pp, noc_net *n,
 mgs_time platform_driver_latency_(const platform_config *c)
 {
     noc_pcie_cfg pc;
-    noc_pcie_cfg_default(&pc, c->pcie_version, c->ngpus);
+    platform_pcie_cfg(c, c->ngpus, &pc);
     return pc.link_latency;
 }

@@ -4,7 +4,10 @@
 **
 ** Invariants: the DRAM channels and page walkers see the devmem's
 ** physical frames and per-GPU page tables directly (no copy). Uploaded
-** code stays mapped until mgs_timing_free. posted[i] is set from
+** code stays mapped until mgs_timing_free; with cp.launch_code = every,
+** launch_code[i] is the copy model i's last launch uploaded for itself,
+** freed (or, cp.launch_buffers = keep, moved to codes) when model i's
+** next launch is prepared (a model runs one launch at a time). posted[i] is set from
 ** mgs_timing_post until the mgs_timing_sync that collects model i's
 ** answer; the driver holds at most one launch per GPU model. Copy
 ** commands (drv.cmds) exist only inside mgs_timing_copy, which runs with
@@ -74,6 +77,7 @@ struct mgs_timing {
     um_pagemap um_pages;      /* the devmem's tables, for UM.Migrator */
     tm_code *codes;
     size_t ncodes, code_cap;
+    uint64_t launch_code[TM_MAX_GPUS]; /* cp.launch_code = every, or 0 */
     uint64_t mem_per_gpu;
     gpu_launch launch[TM_MAX_GPUS]; /* the launch in flight, per model */
     uint64_t last_wgs[TM_MAX_GPUS];
@@ -423,6 +427,9 @@ void mgs_timing_free(mgs_timing *t)
     eng_free(t->eng);
     for (size_t i = 0; i < t->ncodes; i++)
         mgs_devmem_free_range(t->mem, t->codes[i].va);
+    for (uint32_t i = 0; i < TM_MAX_GPUS; i++)
+        if (t->launch_code[i])
+            mgs_devmem_free_range(t->mem, t->launch_code[i]);
     free(t->codes);
     free(t);
 }
@@ -437,16 +444,10 @@ platform *mgs_timing_platform(mgs_timing *t) { return t->plat; }
 mgs_time mgs_timing_now(const mgs_timing *t) { return eng_now(t->eng); }
 sim_engine *mgs_timing_engine(mgs_timing *t) { return t->eng; }
 
-/* Device address of prog's code for GPU model `model`, uploading it (on
-** that GPU's memory) on first use. */
-static int code_va(mgs_timing *t, const gcn_emu_program *prog,
-                   uint32_t model, uint64_t *va)
+/* Uploads prog's code to fresh pages of GPU model `model`'s memory. */
+static int upload_code(mgs_timing *t, const gcn_emu_program *prog,
+                       uint32_t model, uint64_t *va)
 {
-    for (size_t i = 0; i < t->ncodes; i++)
-        if (t->codes[i].prog == prog && t->codes[i].model == model) {
-            *va = t->codes[i].va;
-            return MGS_OK;
-        }
     uint64_t d;
     /* One line of slack: fetches read whole 64-byte lines. */
     int rc = mgs_devmem_alloc_range(t->mem, (int)model, prog->code_size + 64,
@@ -458,14 +459,57 @@ static int code_va(mgs_timing *t, const gcn_emu_program *prog,
         mgs_devmem_free_range(t->mem, d);
         return rc;
     }
+    *va = d;
+    return MGS_OK;
+}
+
+static void keep_code(mgs_timing *t, const gcn_emu_program *prog,
+                      uint32_t model, uint64_t va)
+{
     if (t->ncodes == t->code_cap) {
         t->code_cap = t->code_cap ? 2 * t->code_cap : 8;
         t->codes = mgs_xrealloc(t->codes, t->code_cap * sizeof *t->codes);
     }
-    t->codes[t->ncodes++] = (tm_code){.prog = prog, .model = model, .va = d};
-    *va = d;
-    return MGS_OK;
+    t->codes[t->ncodes++] = (tm_code){.prog = prog, .model = model, .va = va};
 }
+
+/* The code model i's previous (completed) launch uploaded for itself:
+** freed, or kept until mgs_timing_free (cp.launch_buffers = keep). */
+static void release_launch_code(mgs_timing *t, uint32_t i)
+{
+    if (!t->launch_code[i])
+        return;
+    if (platform_get_config(t->plat)->gpu.cp.launch_keep)
+        keep_code(t, NULL, i, t->launch_code[i]);
+    else
+        mgs_devmem_free_range(t->mem, t->launch_code[i]);
+    t->launch_code[i] = 0;
+}
+
+/* Device address of prog's code for GPU model `model`: uploaded on first
+** use and kept (cp.launch_code = once), or uploaded for this launch
+** (every; MGPUSim v4.0.0's driver, docs/validation.md cause 11). */
+static int code_va(mgs_timing *t, const gcn_emu_program *prog,
+                   uint32_t model, uint64_t *va)
+{
+    if (platform_get_config(t->plat)->gpu.cp.launch_code_every) {
+        release_launch_code(t, model);
+        int rc = upload_code(t, prog, model, va);
+        if (!rc)
+            t->launch_code[model] = *va;
+        return rc;
+    }
+    for (size_t i = 0; i < t->ncodes; i++)
+        if (t->codes[i].prog == prog && t->codes[i].model == model) {
+            *va = t->codes[i].va;
+            return MGS_OK;
+        }
+    int rc = upload_code(t, prog, model, va);
+    if (!rc)
+        keep_code(t, prog, model, *va);
+    return rc;
+}
+
 
 /* cp.launch_tlb_shootdown = changed: the acquire a of model i drops the
 ** TLB entries of the pages whose mapping changed since its previous launch

@@ -12,7 +12,8 @@
 #    writes its report with MGPUSim's column; the variants with MGPUSim
 #    v4.0.0's memory parameters walk pages at the shared IOMMU and give
 #    16 DRAM channels 64 B per cycle; every point has MGPUSim's L2
-#    throughput (cause 10). Skipped (as passing) when
+#    throughput (cause 10) and launches as MGPUSim's driver does, over its
+#    ideal PCIe links (cause 11). Skipped (as passing) when
 #    the files are absent.
 . "$(dirname "$0")/lib_cli.bash"
 optimised_mgsim
@@ -80,9 +81,15 @@ for s in validate-mgpusim validate-mgpusim-4gpu validate-mgpusim-4gpu-cu; do
         grep -- "--set l2.mshr_targets=64 " |
         grep -c -- "--set xbar.messages_per_cycle=16")
     [ "$n" = "$m" ] || fail "$s: $m of $n points with MGPUSim's L2 throughput"
+    m=$(grep -- "--set cp.launch_code=every " "$OUT" |
+        grep -- "--set cp.launch_buffers=keep " |
+        grep -c -- "--set platform.pcie_link_latency=1ns")
+    [ "$n" = "$m" ] ||
+        fail "$s: $m of $n points launch as MGPUSim's driver over ideal PCIe links"
 done
 echo "ok the MGPUSim-parameter variants walk at the IOMMU, 512 GB/s DRAM"
 echo "ok every point has MGPUSim's L2 throughput"
+echo "ok every point launches as MGPUSim's driver, over ideal PCIe links"
 
 # The three keys reach the L2 and the crossbar: mmmKernel_local (all CUs
 # read the same lines at once; 128 B interleave puts a load's 16 lines of A
