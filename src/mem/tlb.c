@@ -65,6 +65,7 @@ void tlb_config_default(tlb_config *c)
     c->top_buffer = 8;        /* assumed: a few requests per cycle */
     c->period = 1000;         /* seed 002 Table 5.1: 1 GHz */
     c->width = 4;             /* MGPUSim 2020: 4 requests per cycle */
+    c->slices = 1;            /* one TLB; the L2 TLB builder sets its count */
 }
 
 static bool pow2(uint64_t v)

@@ -64,6 +64,12 @@ typedef struct tlb_config {
     uint32_t top_buffer;
     mgs_time period;
     uint32_t width;           /* lookups accepted per cycle */
+    /* Pages are interleaved over this many TLBs by page number (the L2
+    ** TLB's slices; 0 or 1: one TLB). A slice sees only the pages of its
+    ** residue, so it picks the set with the slice-select part removed:
+    ** set = (vpn / slices) mod sets, or it would use sets / slices of its
+    ** sets (docs/translation.md). */
+    uint32_t slices;
 } tlb_config;
 
 typedef struct mmu_config {

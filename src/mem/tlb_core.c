@@ -15,6 +15,7 @@ void tlb_core_init(tlb_core *k, const tlb_config *cfg)
     k->entries = MGS_NEW_ARRAY(tlb_entry, (size_t)cfg->sets * cfg->ways);
     k->sets = cfg->sets;
     k->ways = cfg->ways;
+    k->slices = cfg->slices > 1 ? cfg->slices : 1;
     k->stamp = 0;
     k->mshrs = MGS_NEW_ARRAY(tlb_mshr, cfg->mshr_entries);
     k->nmshrs = cfg->mshr_entries;
@@ -39,7 +40,7 @@ tlb_entry *tlb_core_lookup_run(tlb_core *k, uint32_t pid, uint64_t vpn)
         if (!(k->orders >> o & 1))
             continue;
         uint64_t base = vpn & ~((1ull << o) - 1);
-        tlb_entry *s = &k->entries[(base % k->sets) * k->ways];
+        tlb_entry *s = tlb_core_set(k, base);
         for (uint32_t w = 0; w < k->ways; w++)
             if (s[w].valid && s[w].vpn == base && s[w].order == o &&
                 s[w].pid == pid)
@@ -57,7 +58,7 @@ bool tlb_core_install(tlb_core *k, uint32_t pid, uint64_t vpn,
     uint64_t base = vpn & ~((1ull << order) - 1);
     ppage -= (vpn - base) << k->page_shift;
     vpn = base;
-    tlb_entry *s = &k->entries[(vpn % k->sets) * k->ways], *victim = &s[0];
+    tlb_entry *s = tlb_core_set(k, vpn), *victim = &s[0];
     for (uint32_t w = 0; w < k->ways; w++)
         if (s[w].valid && s[w].vpn == vpn && s[w].order == order &&
             s[w].pid == pid) {

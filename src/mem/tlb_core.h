@@ -61,6 +61,7 @@ typedef struct tlb_mshr {
 typedef struct tlb_core {
     tlb_entry *entries;    /* sets * ways, set-major (owned) */
     uint32_t sets, ways;
+    uint32_t slices;       /* tlb_config.slices, at least 1 */
     uint64_t stamp;
     tlb_mshr *mshrs;       /* owned */
     uint32_t nmshrs;
@@ -76,12 +77,19 @@ void tlb_core_fini(tlb_core *k, mem_pool *pool);
 
 tlb_entry *tlb_core_lookup_run(tlb_core *k, uint32_t pid, uint64_t vpn);
 
+/* The first entry of the set of page vpn. */
+static inline tlb_entry *tlb_core_set(tlb_core *k, uint64_t vpn)
+{
+    uint64_t v = k->slices > 1 ? vpn / k->slices : vpn;
+    return &k->entries[(v % k->sets) * k->ways];
+}
+
 /* The valid entry covering (pid, vpn), or NULL. An entry of 2^o pages sits
 ** in the set of its first page; those are probed only once one exists. */
 static inline tlb_entry *tlb_core_lookup(tlb_core *k, uint32_t pid,
                                          uint64_t vpn)
 {
-    tlb_entry *s = &k->entries[(vpn % k->sets) * k->ways];
+    tlb_entry *s = tlb_core_set(k, vpn);
     for (uint32_t w = 0; w < k->ways; w++)
         if (s[w].valid && s[w].vpn == vpn && s[w].pid == pid)
             return &s[w];

@@ -510,9 +510,12 @@ gpu_build *gpu_build_new(sim_engine *eng, const gpu_build_config *cfg0,
     }
     g->l2tlb = mgs_xcalloc(c->l2_tlbs, sizeof *g->l2tlb);
     g->l2tlb_tops = mgs_xcalloc(c->l2_tlbs, sizeof *g->l2tlb_tops);
+    /* The slices take pages interleaved by page number (to_l2tlb below). */
+    tlb_config l2_tlb = c->l2_tlb;
+    l2_tlb.slices = c->l2_tlbs;
     for (uint32_t t = 0; t < c->l2_tlbs; t++) {
         NAME(n, "GPU[%d].L2TLB[%u]", gi, t);
-        g->l2tlb[t] = tlb_new(eng, n, &c->l2_tlb, pool, st);
+        g->l2tlb[t] = tlb_new(eng, n, &l2_tlb, pool, st);
         g->l2tlb_tops[t] = tlb_top(g->l2tlb[t]);
         conn_plug(g->tlb_net, tlb_top(g->l2tlb[t]));
         conn_plug(g->ctrl_net, tlb_ctrl(g->l2tlb[t]));

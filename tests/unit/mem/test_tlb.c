@@ -2,7 +2,8 @@
 ** TLB tests with the page walker behind it: exact hit and miss latencies,
 ** LRU replacement in a 1-set 2-way TLB, MSHR merging (two misses to one
 ** page cost one walk), shoot-down through the ctrl port, faults (answered,
-** never installed) and MSHR back-pressure.
+** never installed), MSHR back-pressure, and a slice of a sliced TLB
+** using all its sets.
 **
 ** Links are 1-cycle, zero-latency connections at the TLB clock (1 GHz), so
 ** a miss costs: 1 cycle to be seen (next edge) + 1 link cycle down + the
@@ -16,6 +17,7 @@
 
 #include "dramtest_agent.h"
 #include "mem/tlb.h"
+#include "mem/tlb_core.h"
 #include "sim/stats.h"
 
 static int pt_translate(void *ud, int32_t gpu, uint32_t pid,
@@ -231,6 +233,38 @@ static void test_config_validate(void **state)
     assert_int_equal(tlb_config_validate(&c), MGS_ECONFIG);
 }
 
+static void test_slice_uses_all_its_sets(void **state)
+{
+    (void)state;
+    /* One slice of 8 (pages interleaved by page number) sees only pages
+    ** p with p mod 8 = 3. With the slice bits removed from the set index
+    ** its 8 one-way sets hold 8 such pages; indexed by p mod 8 they would
+    ** all fall in set 3 and evict each other. */
+    for (uint32_t slices = 1; slices <= 8; slices += 7) {
+        tlb_config cfg;
+        tlb_config_default(&cfg);
+        cfg.sets = 8;
+        cfg.ways = 1;
+        cfg.slices = slices;
+        tlb_core k;
+        tlb_core_init(&k, &cfg);
+        uint32_t evictions = 0, hits = 0;
+        for (uint64_t i = 0; i < 8; i++)
+            evictions += tlb_core_install(&k, 1, 3 + 8 * i, 100 + i, false,
+                                          4096);
+        for (uint64_t i = 0; i < 8; i++) {
+            tlb_entry *e = tlb_core_lookup(&k, 1, 3 + 8 * i);
+            if (e) {
+                hits++;
+                assert_int_equal(tlb_core_ppage(&k, e, 3 + 8 * i), 100 + i);
+            }
+        }
+        assert_int_equal(evictions, slices == 8 ? 0 : 7);
+        assert_int_equal(hits, slices == 8 ? 8 : 1);
+        tlb_core_fini(&k, NULL);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_shootdown),
         cmocka_unit_test(test_fault_not_installed),
         cmocka_unit_test(test_config_validate),
+        cmocka_unit_test(test_slice_uses_all_its_sets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
