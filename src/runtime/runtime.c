@@ -894,12 +894,11 @@ static void free_bufs_after(mgs_rt *rt, launch_bufs *b, bool ran_ok)
     b->kernel = NULL;
     /* cp.launch_buffers = keep (timing mode): kept until the run ends, as
     ** MGPUSim v4.0.0's driver does (docs/validation.md, cause 11). */
-    const mgs_config *k = rt->opt.config;
-    bool keep = rt->opt.mode == MGS_MODE_TIMING && k &&
-                !strcmp(k->cp_launch_buffers, "keep");
+    bool keep = rt->timing && platform_get_config(mgs_timing_platform(
+                                  rt->timing))->gpu.cp.launch_keep;
     mgs_dptr *all[] = {&b->kernarg, &b->packet, &b->queue};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (*all[i] && !keep)
+    for (size_t i = 0; i < sizeof all / sizeof all[0] && !keep; i++)
+        if (*all[i])
             mgs_devmem_free_range(&rt->mem, *all[i]);
     if (b->scratch && (!ran_ok || free_range(rt, b->scratch)))
         mgs_devmem_free_range(&rt->mem, b->scratch);
