@@ -969,37 +969,51 @@ static mgs_time net_promise(void *ud, const sim_engine *p, mgs_time e,
 {
     const noc_net *n = ud;
     mgs_time b = MGS_TIME_MAX;
-    for (uint32_t i = 0; i < n->nnodes; i++) {
-        const noc_node *x = n->nodes[i];
+    for (uint32_t i = 0; i < n->nxports; i++) {
+        const noc_node *x = n->xports[i].node;
+        const uint32_t k = n->xports[i].port;
         if (x->eng != p)
             continue;
-        for (uint32_t k = 0; k < x->nports; k++) {
-            const noc_chan *out = x->out[k], *in = x->in[k];
-            mgs_time t = MGS_TIME_MAX;
-            if (out->cross && out->to->eng == q)
-                t = x->endpoint ? e : switch_bound(n, x, k, e);
-            if (in->cross && in->from->eng == q && t > e) {
-                mgs_time u = x->endpoint ? e
-                             : e > MGS_TIME_MAX - x->sw_latency
-                                 ? MGS_TIME_MAX : e + x->sw_latency;
-                for (uint32_t c = 0; c < n->nclasses; c++) {
-                    const noc_vc *v = &in->vc[c];
-                    if (v->count && v->ring[v->head].ready < u)
-                        u = v->ring[v->head].ready > e
-                                ? v->ring[v->head].ready : e;
-                }
-                if (u < t)
-                    t = u;
+        const noc_chan *out = x->out[k], *in = x->in[k];
+        mgs_time t = MGS_TIME_MAX;
+        if (out->cross && out->to->eng == q)
+            t = x->endpoint ? e : switch_bound(n, x, k, e);
+        if (in->cross && in->from->eng == q && t > e) {
+            mgs_time u = x->endpoint ? e
+                         : e > MGS_TIME_MAX - x->sw_latency
+                             ? MGS_TIME_MAX : e + x->sw_latency;
+            for (uint32_t c = 0; c < n->nclasses; c++) {
+                const noc_vc *v = &in->vc[c];
+                if (v->count && v->ring[v->head].ready < u)
+                    u = v->ring[v->head].ready > e
+                            ? v->ring[v->head].ready : e;
             }
-            if (t < b)
-                b = t;
+            if (u < t)
+                t = u;
         }
+        if (t < b)
+            b = t;
     }
     return b;
 }
 
+/* After every endpoint is placed (noc_place_endpoint): the crossing
+** ports, which are all the promise depends on. */
 void noc_promise_register(noc_net *n)
 {
+    free(n->xports);
+    n->xports = NULL;
+    n->nxports = 0;
+    for (uint32_t i = 0; i < n->nnodes; i++) {
+        noc_node *x = n->nodes[i];
+        for (uint32_t k = 0; k < x->nports; k++) {
+            if (!x->out[k]->cross && !x->in[k]->cross)
+                continue;
+            n->xports = mgs_xrealloc(n->xports, (n->nxports + 1) *
+                                                    sizeof *n->xports);
+            n->xports[n->nxports++] = (struct noc_xport){x, k};
+        }
+    }
     eng_promise_add(n->base.eng, net_promise, n);
 }
 
@@ -1103,6 +1117,7 @@ void noc_net_free(noc_net *n)
         free(x);
     }
     free(n->nodes);
+    free(n->xports);
     if (n->prio) {
         port_fini(&n->prio->ctrl);
         free(n->prio);

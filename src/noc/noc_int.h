@@ -123,6 +123,10 @@ struct noc_net {
     ** robin everywhere). */
     struct noc_prio *prio;
     noc_burst_ops bursts; /* noc_set_bursts (parts NULL: no bursts) */
+    /* noc_promise_register: the ports whose channel in or out crosses
+    ** partitions, the only ones net_promise needs to look at. */
+    struct noc_xport { noc_node *node; uint32_t port; } *xports;
+    uint32_t nxports;
 };
 
 /* Strict-priority arbitration state (noc_set_priority). */
