@@ -424,7 +424,7 @@ static void run_part(eng_group *g, uint32_t p)
 ** order is only a schedule: which thread runs which partition does not
 ** matter to the results. Measured on mm n = 256, 4 unified GPUs, 2
 ** threads (bench_parallel4's estimate with free barriers): 1.59 with the
-** fixed order (GPUs, then the network, then the host), 1.66 with this
+** fixed order (GPUs, then the network, then the host), 1.67 with this
 ** one, 1.70 with an oracle that knew each window's costs (docs/engine.md,
 ** "Speed"). */
 static inline uint32_t part_order(const eng_group *g, uint32_t k)
