@@ -1002,17 +1002,14 @@ static mgs_time net_promise(void *ud, const sim_engine *p, mgs_time e,
 void noc_promise_register(noc_net *n)
 {
     free(n->xports);
-    n->xports = NULL;
+    /* Every port is one end of a link: 2 * nlinks bound the list. */
+    n->xports = MGS_NEW_ARRAY(struct noc_xport, 2 * (size_t)n->nlinks + 1);
     n->nxports = 0;
     for (uint32_t i = 0; i < n->nnodes; i++) {
         noc_node *x = n->nodes[i];
-        for (uint32_t k = 0; k < x->nports; k++) {
-            if (!x->out[k]->cross && !x->in[k]->cross)
-                continue;
-            n->xports = mgs_xrealloc(n->xports, (n->nxports + 1) *
-                                                    sizeof *n->xports);
-            n->xports[n->nxports++] = (struct noc_xport){x, k};
-        }
+        for (uint32_t k = 0; k < x->nports; k++)
+            if (x->out[k]->cross || x->in[k]->cross)
+                n->xports[n->nxports++] = (struct noc_xport){x, k};
     }
     eng_promise_add(n->base.eng, net_promise, n);
 }
