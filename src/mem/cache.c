@@ -632,8 +632,8 @@ static bool handle_burst(cache *c, mem_msg *req)
            "a device burst needs a plain write-back cache (dma.h)");
     int64_t fi[64];
     uint64_t below = 0;
+    cache_tags_find_run(c, req->addr, n, fi);
     for (uint32_t i = 0; i < n; i++) {
-        fi[i] = cache_tags_find(c, req->addr + (uint64_t)i * line);
         if (fi[i] >= 0 && c->frames[fi[i]].mshr)
             return false;
         if (fi[i] < 0 || !hit_usable(c, fi[i], req))

@@ -193,6 +193,10 @@ uint64_t cache_line_addr(const cache *c, uint64_t addr);
 uint32_t cache_set_of(const cache *c, uint64_t line_addr);
 /* Frame holding line_addr (VALID or PENDING), or -1. */
 int64_t cache_tags_find(const cache *c, uint64_t line_addr);
+/* cache_tags_find of each of n consecutive lines from line_addr, into
+** frames[0..n) (a burst's lines: cache.c handle_burst). */
+void cache_tags_find_run(const cache *c, uint64_t line_addr, uint32_t n,
+                         int64_t *frames);
 /* Victim for line_addr's set: an INVALID frame first, else the least
 ** recently used VALID frame without an MSHR; -1 if every frame of the set
 ** is busy with a fill. No side effects. */

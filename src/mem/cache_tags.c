@@ -12,6 +12,12 @@
 */
 #include "mem/cache_int.h"
 
+#include <stdbool.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 uint64_t cache_line_addr(const cache *c, uint64_t addr)
 {
     return addr & ~(uint64_t)(c->cfg.line - 1);
@@ -32,14 +38,62 @@ uint32_t cache_set_of(const cache *c, uint64_t line_addr)
     return (uint32_t)((a >> c->line_shift) & (c->sets - 1));
 }
 
-int64_t cache_tags_find(const cache *c, uint64_t line_addr)
+/* The frame in set whose tag is key (line + 1), else -1. */
+static inline int64_t find_in_set(const cache *c, uint32_t set, uint64_t key)
 {
-    uint32_t first = cache_set_of(c, line_addr) * c->cfg.ways;
-    const uint64_t *t = c->tags + first, key = line_addr + 1;
+    uint32_t first = set * c->cfg.ways;
+    const uint64_t *t = c->tags + first;
     for (uint32_t w = 0; w < c->cfg.ways; w++)
         if (t[w] == key)
             return first + w;
     return -1;
+}
+
+/* Whether the low 32 bits of key are those of one of the ways tags from t
+** (an even number): false proves a miss. Inline with a constant ways, the
+** loop unrolls into a few vector compares. */
+static inline bool low_half_present(const uint64_t *t, uint32_t ways,
+                                    uint64_t key)
+{
+#ifdef __SSE2__
+    __m128i k = _mm_set1_epi64x((long long)key), any = _mm_setzero_si128();
+#pragma GCC unroll 8
+    for (uint32_t w = 0; w < ways; w += 2)
+        any = _mm_or_si128(any, _mm_cmpeq_epi32(
+            _mm_loadu_si128((const __m128i *)(const void *)(t + w)), k));
+    /* 32-bit lanes 0 and 2 hold the low halves of the two tags. */
+    return _mm_movemask_ps(_mm_castsi128_ps(any)) & 5;
+#else
+    (void)t, (void)ways, (void)key;
+    return true;
+#endif
+}
+
+int64_t cache_tags_find(const cache *c, uint64_t line_addr)
+{
+    return find_in_set(c, cache_set_of(c, line_addr), line_addr + 1);
+}
+
+void cache_tags_find_run(const cache *c, uint64_t line_addr, uint32_t n,
+                         int64_t *frames)
+{
+    /* Inside one bank-interleave unit (or with one bank) the next line is
+    ** in the next set: cache_set_of only where a unit starts. */
+    uint64_t unit = c->cfg.banks > 1 ? c->cfg.bank_interleave : 0;
+    uint32_t set = 0;
+    for (uint32_t i = 0; i < n; i++, line_addr += c->cfg.line) {
+        if (i == 0 || (unit && !(line_addr & (unit - 1))))
+            set = cache_set_of(c, line_addr);
+        else
+            set = (set + 1) & (c->sets - 1);
+        /* Most lines of a copy are not here: a vector pre-check of the
+        ** set proves the miss (16 ways, the L2s of every preset). */
+        const uint64_t *t = c->tags + (size_t)set * c->cfg.ways;
+        if (c->cfg.ways == 16 && !low_half_present(t, 16, line_addr + 1))
+            frames[i] = -1;
+        else
+            frames[i] = find_in_set(c, set, line_addr + 1);
+    }
 }
 
 int64_t cache_tags_victim(const cache *c, uint64_t line_addr)

@@ -145,8 +145,11 @@ typedef struct mgs_devmem {
     uint64_t npte, pte_cap;         /* virtual pages in use (bump) / capacity */
     mgs_devmem_alloc *allocs;       /* in VA order (owned) */
     size_t nalloc, alloc_cap;
-    /* Backing store: dir[pa >> 21][(pa >> 12) & 511] -> 4 KiB host block. */
+    /* Backing store: dir[pa >> 21][(pa >> 12) & 511] -> 4 KiB host block,
+    ** NULL until first written. The blocks of dir[d] lie in arena[d], one
+    ** 2 MiB mapping of zeros from the OS (huge pages where offered). */
     uint8_t ***dir;                 /* [ndir] (owned, lazily filled) */
+    uint8_t **arena;                /* [ndir] (owned, with dir[d]) */
     uint64_t ndir;
     uint64_t backed_pages;          /* 4 KiB host blocks allocated */
 

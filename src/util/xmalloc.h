@@ -16,6 +16,15 @@ void *mgs_trymalloc(size_t size);
 /* n zeroed elements of size bytes starting at a multiple of align (a power
 ** of two >= sizeof(void *)); size must be a multiple of align. free() it. */
 void *mgs_xcalloc_aligned(size_t n, size_t size, size_t align);
+/* bytes (a multiple of the OS page) of zeroed, lazily backed memory from
+** the OS, starting at a multiple of bytes (a power of two), with the OS
+** asked for huge pages where it offers them: a large store filled page by
+** page faults once per huge page instead of once per 4 KiB. Give it back
+** with mgs_unmap; mgs_zero_pages returns a part of it to the OS (it reads
+** as zeros again). */
+void *mgs_xmap_zeroed(size_t bytes);
+void mgs_zero_pages(void *p, size_t bytes);
+void mgs_unmap(void *p, size_t bytes);
 
 #define MGS_NEW(type) ((type *)mgs_xcalloc(1, sizeof(type)))
 #define MGS_NEW_ARRAY(type, n) ((type *)mgs_xcalloc((n), sizeof(type)))

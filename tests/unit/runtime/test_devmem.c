@@ -115,11 +115,24 @@ static void test_out_of_memory_and_reuse(void **state)
     assert_int_equal(mgs_malloc(rt, 0, 4096, &b), MGS_OK);
     assert_int_equal(mgs_malloc(rt, MGS_GPU_ALL, 2 * 4096, &c), MGS_ENOMEM);
     assert_int_equal(mgs_malloc(rt, 2, 16, &c), MGS_EINVAL);
-    /* Freeing returns the pages. */
+    /* Freeing returns the pages, and their bytes: a page taken again reads
+    ** as zeros (devmem.c gives a released block back to the OS). */
+    static uint8_t page[4096];
+    memset(page, 0xab, sizeof page);
+    for (uint64_t o = 0; o < 64 * 4096; o += 4096)
+        assert_int_equal(mgs_memcpy_h2d(rt, a + o, page, 4096), MGS_OK);
     assert_int_equal(mgs_free(rt, a), MGS_OK);
     assert_true(mgs_rt_gpu_used_pages(rt, 1) == 0);
     assert_int_equal(mgs_malloc(rt, MGS_GPU_ALL, 8 * 4096, &c), MGS_OK);
     assert_true(mgs_rt_gpu_used_pages(rt, 1) == 4);
+    for (uint64_t o = 0; o < 8 * 4096; o += 4096) {
+        uint8_t one = 1; /* backs the block again; the rest stays zero */
+        assert_int_equal(mgs_memcpy_h2d(rt, c + o, &one, 1), MGS_OK);
+        assert_int_equal(mgs_memcpy_d2h(rt, page, c + o, 4096), MGS_OK);
+        assert_int_equal(page[0], 1);
+        for (size_t i = 1; i < sizeof page; i++)
+            assert_int_equal(page[i], 0);
+    }
     mgs_rt_free(rt);
 }
 
