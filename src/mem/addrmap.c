@@ -23,6 +23,22 @@ static sim_port *route_interleaved(const mem_route *r, uint64_t addr)
     return r->ports[unit % r->nports];
 }
 
+sim_port *mem_route_lookup_run(const mem_route *r, uint64_t addr, uint32_t n,
+                               uint64_t step)
+{
+    sim_port *p = mem_route_lookup(r, addr);
+    if (n < 2 || r->route == route_single)
+        return p;
+    uint64_t last = addr + (uint64_t)(n - 1) * step;
+    unsigned shift = r->interleave ? (unsigned)__builtin_ctz(r->interleave) : 0;
+    if (r->route == route_interleaved && addr >> shift == last >> shift)
+        return p; /* one interleaving unit */
+    for (uint32_t k = 1; k < n; k++)
+        if (mem_route_lookup(r, addr + (uint64_t)k * step) != p)
+            return NULL;
+    return p;
+}
+
 void mem_route_single(mem_route *r, sim_port *p)
 {
     assert(p);

@@ -403,12 +403,8 @@ static bool device_burst_fits(const dma_engine *d, const dma_slot *s,
 {
     if (!d->cfg.device_bursts || s->parts > 64)
         return false;
-    sim_port *p = mem_route_lookup(&d->device_route, dev);
-    for (uint32_t i = 1; i < s->parts; i++)
-        if (mem_route_lookup(&d->device_route,
-                             dev + (uint64_t)i * d->cfg.chunk) != p)
-            return false;
-    return true;
+    return mem_route_lookup_run(&d->device_route, dev, s->parts,
+                                d->cfg.chunk) != NULL;
 }
 
 static void slot_done(dma_engine *d, dma_slot *s, uint32_t failed);

@@ -336,8 +336,6 @@ static void issue_burst(dram *d, dram_txn *x)
     /* Runs of parts in one row of one bank: one access of their bursts
     ** (the column commands of consecutive parts back to back, as
     ** consecutive row hits would go) and one move of their bytes. */
-    dram_loc next;
-    bool next_known = false; /* next maps part i (the part that ended a run) */
     for (uint32_t i = 0; i < m->parts;) {
         if (!(m->mask >> i & 1)) {
             i++;
@@ -345,20 +343,13 @@ static void issue_burst(dram *d, dram_txn *x)
         }
         uint64_t a = m->addr + (uint64_t)i * m->size;
         dram_loc loc;
-        if (next_known)
-            loc = next;
-        else
-            dram_map(&d->cfg, a, &loc);
-        next_known = false;
+        dram_map(&d->cfg, a, &loc);
+        /* The run: the parts that follow in the mask and in the row. */
+        uint64_t left = dram_row_left(&d->cfg, a);
         uint32_t j = i + 1;
-        for (; j < m->parts && (m->mask >> j & 1); j++) {
-            dram_map(&d->cfg, m->addr + (uint64_t)j * m->size, &next);
-            if (next.bank != loc.bank || next.row != loc.row ||
-                next.offset != loc.offset + (uint64_t)(j - i) * m->size) {
-                next_known = true;
-                break;
-            }
-        }
+        while (j < m->parts && (m->mask >> j & 1) &&
+               (uint64_t)(j - i) * m->size < left)
+            j++;
         uint32_t run = j - i;
         dram_bank *b = &d->banks[loc.bank].bank;
         mgs_time at = b->busy_until > now ? b->busy_until : now;

@@ -36,6 +36,10 @@ typedef struct dram_loc {
 } dram_loc;
 
 void dram_map(const dram_config *c, uint64_t paddr, dram_loc *loc);
+/* Bytes from paddr to the end of its row within its interleaving unit:
+** the addresses after it that dram_map puts at the next offsets of the
+** same row and bank. */
+uint64_t dram_row_left(const dram_config *c, uint64_t paddr);
 
 /* One bank. Its state is implied by the times below compared with "now":
 **   IDLE         !row_open and now >= act_ready

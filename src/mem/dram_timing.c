@@ -123,3 +123,15 @@ void dram_map(const dram_config *c, uint64_t paddr, dram_loc *loc)
     loc->row = row_global / c->banks;
     loc->offset = a;
 }
+
+uint64_t dram_row_left(const dram_config *c, uint64_t paddr)
+{
+    uint64_t a = paddr - c->base, local = a, left = UINT64_MAX;
+    if (c->channels > 1) {
+        local = a / (c->interleave * c->channels) * c->interleave +
+                a % c->interleave;
+        left = c->interleave - a % c->interleave;
+    }
+    uint64_t in_row = c->row_bytes - local % c->row_bytes;
+    return in_row < left ? in_row : left;
+}

@@ -145,6 +145,20 @@ static void test_mapping(void **state)
     assert_int_equal(l.bank, 0);
     assert_int_equal(l.row, 1);
     assert_int_equal(l.offset, 8 * 4096 * 8);
+    /* dram_row_left: the bytes after an address that stay in its row (a
+    ** burst's run, dram.c issue_burst), checked line by line against
+    ** dram_map inside the unit. */
+    for (uint64_t a = 0; a < 4096; a += 64) {
+        uint64_t left = dram_row_left(&c, 8 * 4096 + a);
+        dram_map(&c, 8 * 4096 + a, &l);
+        for (uint64_t k = 64; a + k < 4096; k += 64) {
+            dram_loc n;
+            dram_map(&c, 8 * 4096 + a + k, &n);
+            assert_int_equal(n.bank == l.bank && n.row == l.row, k < left);
+        }
+        assert_true(left <= 4096 - a);
+    }
+    assert_int_equal(dram_row_left(&c, 2048 - 64), 64);
 }
 
 /* ---- latencies -------------------------------------------------------- */
