@@ -437,11 +437,15 @@ static void transmit(noc_net *n, noc_node *x, uint32_t o, uint32_t s)
     const uint32_t k = in ? in->parts : msg_parts(n, head);
     chan_cost(c, head->bytes);
     const mgs_time ser = c->memo_ser;
-    mgs_time end = t + ser;
+    /* The wire is busy for the parts' own serialisation; a burst whose
+    ** parts come in slower (from a slower link) leaves its last part no
+    ** earlier than it came, but does not keep the wire from the others
+    ** meanwhile: interleaved with theirs, as its parts would have been. */
+    mgs_time end = t + ser, last = end;
     if (k > 1) {
-        end = t + k * ser;
-        if (in && in->tail + ser > end)
-            end = in->tail + ser;
+        end = last = t + k * ser;
+        if (in && in->tail + ser > last)
+            last = in->tail + ser;
     }
     /* Busy before the pop, so wake-ups it causes (a new injection head)
     ** schedule this output at free_at directly. */
@@ -466,14 +470,14 @@ static void transmit(noc_net *n, noc_node *x, uint32_t o, uint32_t s)
     noc_node *y = c->to;
     noc_vc *v = &c->vc[p.cls];
     p.ready = t + ser + c->hop_delay;
-    p.tail = end + c->hop_delay;
+    p.tail = last + c->hop_delay;
     p.out = y->route[p.dst_ep];
 
     if (c->cross) {
         /* The receiver's partition: the packet lands when its last byte
         ** arrived, a link latency after the send at the earliest. */
         v->used++;
-        eng_post(x->eng, y->eng, end + c->cfg.latency, &n->base,
+        eng_post(x->eng, y->eng, last + c->cfg.latency, &n->base,
                  cross_arrive, v, p.msg,
                  (uint64_t)p.src_ep << 32 | p.dst_ep);
     } else {

@@ -283,6 +283,49 @@ static void test_burst_times_as_its_parts(void **state)
     assert_int_equal(at[1], at[0] - 7 * 5000);
 }
 
+/* Two bursts from slow links into one fast link: the fast wire is busy for
+** a burst's own 8 part times, not until its last part has come in over the
+** slow link, so the second burst follows 8 fast part times after the first
+** (its parts would have been interleaved with the first's), while the first
+** still ends no earlier than its parts came. Fails when the first burst
+** holds the fast wire until its tail (the second would wait 36,250 ps). */
+static void test_burst_frees_fast_wire(void **state)
+{
+    (void)state;
+    noc_link_cfg slow = test_link(8), fast = test_link(8);
+    fast.bandwidth = 64000000000ULL; /* 80 wire bytes: 1,250 ps a part */
+    sim_engine *e = eng_new(NULL);
+    noc_net *n = noc_net_new(e, "Net", NULL, 4);
+    noc_switch_cfg sc = {.latency = 140000};
+    int sw = noc_switch_add(n, "Switch", -1, &sc);
+    tb_agent *ag[3];
+    for (int i = 0; i < 3; i++) {
+        ag[i] = tb_agent_new(e, i, 8);
+        int ep = noc_endpoint_add(n, "EP", i);
+        assert_true(noc_link(n, ep, sw, i == 2 ? &fast : &slow) >= 0);
+        assert_int_equal(noc_attach(n, &ag[i]->port, ep), 0);
+    }
+    assert_int_equal(noc_route_compute(n), MGS_OK);
+    noc_set_bursts(n, &(noc_burst_ops){.parts = parts_of_77});
+    for (int i = 0; i < 2; i++) {
+        tb_plan(ag[i], &ag[2]->port, 1, 64, 0, 0);
+        ag[i]->msgs[0].type = 77;
+    }
+    assert_int_equal(eng_run(e), MGS_OK);
+    assert_int_equal(ag[2]->nrecv, 2);
+    /* The first head: 2 + (5,000 + 100,000) + 140,000 + 1,250 + 100,000. */
+    assert_int_equal(ag[2]->recv_at[0], 346252);
+    assert_int_equal(ag[2]->recv_at[1] - ag[2]->recv_at[0], 8 * 1250);
+    noc_link_stats st;
+    noc_link_get_stats(n, 2, 1, &st); /* switch -> EP2 */
+    assert_int_equal(st.busy_ps, 16 * 1250);
+    assert_int_equal(noc_net_check(n), 1);
+    for (int i = 0; i < 3; i++)
+        tb_agent_free(ag[i]);
+    noc_net_free(n);
+    eng_free(e);
+}
+
 /* Three senders into one receiver: the switch output alternates between
 ** the inputs (round robin) and each source's messages stay in order. */
 static void test_round_robin_and_order(void **state)
@@ -623,6 +666,7 @@ int main(void)
         cmocka_unit_test(test_credit_limited),
         cmocka_unit_test(test_switch_latency),
         cmocka_unit_test(test_burst_times_as_its_parts),
+        cmocka_unit_test(test_burst_frees_fast_wire),
         cmocka_unit_test(test_round_robin_and_order),
         cmocka_unit_test(test_backpressure_tiny_buffers),
         cmocka_unit_test(test_determinism_and_stats),
