@@ -463,6 +463,8 @@ static void claim_frame(cache *c, uint32_t fi, uint64_t line, uint8_t state)
     f->line_addr = line;
     f->state = state;
     c->tags[fi] = state == LINE_INVALID ? 0 : line + 1;
+    if (state != LINE_INVALID)
+        cache_region_note(c, line);
     clear_dirty(c, fi);
     f->proto = 0;
     cache_tags_touch(c, fi);
@@ -632,23 +634,27 @@ static bool handle_burst(cache *c, mem_msg *req)
            "a device burst needs a plain write-back cache (dma.h)");
     int64_t fi[64];
     uint64_t below = 0;
-    cache_tags_find_run(c, req->addr, n, fi);
-    for (uint32_t i = 0; i < n; i++) {
-        if (fi[i] >= 0 && c->frames[fi[i]].mshr)
-            return false;
-        if (fi[i] < 0 || !hit_usable(c, fi[i], req))
-            below |= 1ull << i;
+    if (cache_regions_unseen(c, req->addr, (uint64_t)n * line)) {
+        below = n == 64 ? ~0ull : (1ull << n) - 1; /* none of them here */
+    } else {
+        cache_tags_find_run(c, req->addr, n, fi);
+        for (uint32_t i = 0; i < n; i++) {
+            if (fi[i] >= 0 && c->frames[fi[i]].mshr)
+                return false;
+            if (fi[i] < 0 || !hit_usable(c, fi[i], req))
+                below |= 1ull << i;
+        }
     }
     if (below ? cache_txn_free_count(c) < 1 : rsp_room(c) < 1) {
         if (below)
             stat_inc(c->stall_bottom_busy);
         return false;
     }
+    stat_addn(write ? c->write_misses : c->read_misses,
+              (uint64_t)__builtin_popcountll(below));
     for (uint32_t i = 0; i < n; i++) {
-        if (below >> i & 1) {
-            stat_inc(write ? c->write_misses : c->read_misses);
+        if (below >> i & 1)
             continue;
-        }
         uint32_t f = (uint32_t)fi[i];
         uint8_t *part = req->bulk + (size_t)i * line;
         if (write) {
@@ -1216,6 +1222,8 @@ static bool ctrl_finish(cache *c)
             c->live[kept++] = c->live[i];
     }
     c->nlive = kept;
+    if (!kept) /* nothing here: every region is unseen again */
+        memset(c->regions_seen, 0, sizeof c->regions_seen);
     stat_inc(flush ? c->flushes : c->invalidations);
     if (c->proto && c->proto->on_ctrl)
         c->proto->on_ctrl(c->proto_data, c, req);

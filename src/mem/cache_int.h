@@ -32,6 +32,9 @@
 
 enum { LINE_INVALID = 0, LINE_VALID, LINE_PENDING };
 
+/* Regions a cache remembers having held lines of (regions_seen). */
+#define CACHE_REGION_BITS 4096u
+
 typedef struct cache_mshr cache_mshr;
 
 typedef struct cache_frame {
@@ -157,6 +160,11 @@ struct cache {
                                requests walk what is cached, not the whole
                                array (a 1 GB cache has 16 M frames) */
     uint32_t nlive;
+    /* Bit cache_region_bit(r) set when a line of 4 KiB region r was
+    ** claimed since the live list last emptied: a clear bit proves that
+    ** no line of the region is here, so a DMA burst into memory the cache
+    ** never held skips its 64 lookups (cache_tags.c). */
+    uint64_t regions_seen[CACHE_REGION_BITS / 64];
     uint8_t *data;          /* owned, sets * ways * line */
     uint64_t *dirty_bits;   /* owned, sets * ways * dirty_words */
     uint32_t dirty_words;   /* 1 (line <= 64 B) or 2 */
@@ -197,6 +205,25 @@ int64_t cache_tags_find(const cache *c, uint64_t line_addr);
 ** frames[0..n) (a burst's lines: cache.c handle_burst). */
 void cache_tags_find_run(const cache *c, uint64_t line_addr, uint32_t n,
                          int64_t *frames);
+/* The bit of addr's 4 KiB region in regions_seen (a hash of its number). */
+static inline uint32_t cache_region_bit(uint64_t addr)
+{
+    return (uint32_t)(((addr >> 12) * 0x9E3779B97F4A7C15ULL) >> 52);
+}
+static inline void cache_region_note(cache *c, uint64_t addr)
+{
+    uint32_t b = cache_region_bit(addr);
+    c->regions_seen[b >> 6] |= 1ull << (b & 63);
+}
+/* Whether no line of [addr, addr + bytes) can be here (bytes <= 4 KiB:
+** at most two regions). */
+static inline bool cache_regions_unseen(const cache *c, uint64_t addr,
+                                        uint64_t bytes)
+{
+    uint32_t a = cache_region_bit(addr), z = cache_region_bit(addr + bytes - 1);
+    return !(c->regions_seen[a >> 6] >> (a & 63) & 1) &&
+           !(c->regions_seen[z >> 6] >> (z & 63) & 1);
+}
 /* Victim for line_addr's set: an INVALID frame first, else the least
 ** recently used VALID frame without an MSHR; -1 if every frame of the set
 ** is busy with a fill. No side effects. */

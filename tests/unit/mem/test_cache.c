@@ -417,6 +417,40 @@ static void test_invalidate(void **state)
     one_free(o);
 }
 
+/* regions_seen (a DMA burst's shortcut past its lookups): a region is
+** seen once a line of it is claimed, stays seen while any line may be
+** here (a dirty line survives an invalidate), and is unseen again only
+** when the cache holds nothing. Fails if a claim is not noted (the burst
+** would miss a held line) or the bits are cleared with lines still here. */
+static void test_regions_seen(void **state)
+{
+    (void)state;
+    cache_config cfg;
+    base_cfg(&cfg, CACHE_WRITE_BACK);
+    one *o = one_new(&cfg);
+    const uint64_t A = 0x1000, B = 0x3000;
+    assert_int_not_equal(cache_region_bit(A), cache_region_bit(B));
+    assert_true(cache_regions_unseen(o->c, A, 4096));
+    rd(o, A + 0x40, 4, 0);               /* clean line of region A */
+    wr(o, B, 64, 0x42, 0);               /* dirty line of region B */
+    one_run(o);
+    assert_false(cache_regions_unseen(o->c, A, 4096));
+    assert_false(cache_regions_unseen(o->c, B, 4096));
+    ctl(o, MEM_INVALIDATE, 0, eng_now(o->eng) + 1000);
+    one_run(o);
+    /* B's dirty line stays: nothing is forgotten. */
+    assert_true(cache_probe(o->c, B, NULL, NULL));
+    assert_false(cache_regions_unseen(o->c, A, 4096));
+    ctl(o, MEM_FLUSH, 0, eng_now(o->eng) + 1000);
+    one_run(o);
+    ctl(o, MEM_INVALIDATE, 0, eng_now(o->eng) + 1000);
+    one_run(o);
+    assert_false(cache_probe(o->c, B, NULL, NULL));
+    assert_true(cache_regions_unseen(o->c, A, 4096));
+    assert_true(cache_regions_unseen(o->c, B, 4096));
+    one_free(o);
+}
+
 static mem_msg *atomic_req(one *o, uint64_t addr, unsigned op, uint8_t size,
                            uint64_t src, mgs_time t)
 {
@@ -725,6 +759,7 @@ int main(void)
         cmocka_unit_test(test_write_back_noalloc),
         cmocka_unit_test(test_ranged_flush_and_live_list),
         cmocka_unit_test(test_invalidate),
+        cmocka_unit_test(test_regions_seen),
         cmocka_unit_test(test_atomics_here),
         cmocka_unit_test(test_atomics_forwarded),
         cmocka_unit_test(test_glc_bypass),
