@@ -215,14 +215,16 @@ static inline void cache_region_note(cache *c, uint64_t addr)
     uint32_t b = cache_region_bit(addr);
     c->regions_seen[b >> 6] |= 1ull << (b & 63);
 }
-/* Whether no line of [addr, addr + bytes) can be here (bytes <= 4 KiB:
-** at most two regions). */
+/* Whether no line of [addr, addr + bytes) can be here (bytes > 0). */
 static inline bool cache_regions_unseen(const cache *c, uint64_t addr,
                                         uint64_t bytes)
 {
-    uint32_t a = cache_region_bit(addr), z = cache_region_bit(addr + bytes - 1);
-    return !(c->regions_seen[a >> 6] >> (a & 63) & 1) &&
-           !(c->regions_seen[z >> 6] >> (z & 63) & 1);
+    for (uint64_t r = addr >> 12; r <= (addr + bytes - 1) >> 12; r++) {
+        uint32_t b = cache_region_bit(r << 12);
+        if (c->regions_seen[b >> 6] >> (b & 63) & 1)
+            return false;
+    }
+    return true;
 }
 /* Victim for line_addr's set: an INVALID frame first, else the least
 ** recently used VALID frame without an MSHR; -1 if every frame of the set

@@ -436,6 +436,9 @@ static void test_regions_seen(void **state)
     one_run(o);
     assert_false(cache_regions_unseen(o->c, A, 4096));
     assert_false(cache_regions_unseen(o->c, B, 4096));
+    /* A range is seen if any of its regions is (8 KiB bursts of 128-byte
+    ** lines span three). */
+    assert_false(cache_regions_unseen(o->c, A - 4096, 3 * 4096));
     ctl(o, MEM_INVALIDATE, 0, eng_now(o->eng) + 1000);
     one_run(o);
     /* B's dirty line stays: nothing is forgotten. */
