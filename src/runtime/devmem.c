@@ -164,7 +164,7 @@ static inline uint8_t *block_peek(const mgs_devmem *m, uint64_t pa)
 ** directory entry's blocks come from one 2 MiB mapping: copies and
 ** first-touch kernels fill memory in order, and one huge page fault costs
 ** less than 512 small ones and 512 calls to calloc (issue 18's copy speed:
-** page faults were a quarter of a host-to-device copy's time). */
+** faults and zeroing were about a quarter of bench_copy's samples). */
 static uint8_t *block_get(mgs_devmem *m, uint64_t pa)
 {
     uint64_t di = pa >> DIR_SHIFT;
