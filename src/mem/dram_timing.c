@@ -111,14 +111,20 @@ void dram_timing_derive(dram_timing *t, const dram_config *c)
                c->bytes_per_cycle;
 }
 
+/* Offset a (from the memory's base) within this channel's own bytes:
+** the other channels' interleaving units taken out. */
+static uint64_t channel_local(const dram_config *c, uint64_t a)
+{
+    if (c->channels <= 1)
+        return a;
+    return a / (c->interleave * c->channels) * c->interleave +
+           a % c->interleave;
+}
+
 void dram_map(const dram_config *c, uint64_t paddr, dram_loc *loc)
 {
     uint64_t a = paddr - c->base;
-    uint64_t local = a;
-    if (c->channels > 1)
-        local = a / (c->interleave * c->channels) * c->interleave +
-                a % c->interleave;
-    uint64_t row_global = local / c->row_bytes;
+    uint64_t row_global = channel_local(c, a) / c->row_bytes;
     loc->bank = (uint32_t)(row_global % c->banks);
     loc->row = row_global / c->banks;
     loc->offset = a;
@@ -126,12 +132,9 @@ void dram_map(const dram_config *c, uint64_t paddr, dram_loc *loc)
 
 uint64_t dram_row_left(const dram_config *c, uint64_t paddr)
 {
-    uint64_t a = paddr - c->base, local = a, left = UINT64_MAX;
-    if (c->channels > 1) {
-        local = a / (c->interleave * c->channels) * c->interleave +
-                a % c->interleave;
-        left = c->interleave - a % c->interleave;
-    }
-    uint64_t in_row = c->row_bytes - local % c->row_bytes;
-    return in_row < left ? in_row : left;
+    uint64_t a = paddr - c->base;
+    uint64_t in_row = c->row_bytes - channel_local(c, a) % c->row_bytes;
+    uint64_t in_unit = c->channels > 1 ? c->interleave - a % c->interleave
+                                       : UINT64_MAX;
+    return in_row < in_unit ? in_row : in_unit;
 }
