@@ -114,6 +114,8 @@ typedef struct dma_config {
                                    requests take lane c % device_ports */
     uint32_t burst;             /* chunks per host-side burst (1: none; burst
                                    * chunk <= DMA_MAX_BURST_BYTES) */
+    uint32_t min_bursts;        /* a command goes in at least this many
+                                   bursts (>= 1; dma.c burst_parts) */
     uint32_t header_bytes;      /* wire bytes of a request without payload */
     int32_t gpu;                /* mem_msg.gpu of our requests */
     bool device_noalloc;        /* device-side writes carry MEM_F_NOALLOC:

@@ -346,11 +346,12 @@ static void issue_burst(dram *d, dram_txn *x)
         dram_map(&d->cfg, a, &loc);
         /* The run: the parts that follow in the mask and in the row. */
         uint64_t left = dram_row_left(&d->cfg, a);
-        uint32_t j = i + 1;
-        while (j < m->parts && (m->mask >> j & 1) &&
-               (uint64_t)(j - i) * m->size < left)
-            j++;
-        uint32_t run = j - i;
+        uint64_t ones = ~(m->mask >> i);  /* the set bits from i, counted */
+        uint32_t run = ones ? (uint32_t)__builtin_ctzll(ones) : 64 - i;
+        if (run > m->parts - i)
+            run = m->parts - i;
+        if (run > (left + m->size - 1) / m->size)  /* left >= 1 */
+            run = (uint32_t)((left + m->size - 1) / m->size);
         dram_bank *b = &d->banks[loc.bank].bank;
         mgs_time at = b->busy_until > now ? b->busy_until : now;
         dram_plan p;
@@ -365,7 +366,7 @@ static void issue_burst(dram *d, dram_txn *x)
                 : d->backing->read(d->backing->ud, loc.offset, bytes, len))
             x->rsp->flags |= MEM_F_FAULT;
         n += run;
-        i = j;
+        i += run;
     }
     if (acc == DRAM_ACC_WRITE) {
         stat_addn(d->writes, n);

@@ -40,6 +40,7 @@ void simplemem_config_default(simplemem_config *c)
     c->buffer = 8;
     c->queue = 64;
     c->requests_per_cycle = 1;
+    c->quiet_after_progress = false;
     c->period = 1000;
 }
 
@@ -177,8 +178,15 @@ static bool sm_tick(sim_comp *c)
         progress = true;
     }
     progress |= sm_send(m, now); /* zero-latency answers */
-    if (progress || !m->count || m->blocked)
-        return progress;
+    /* cfg.quiet_after_progress: after progress, tick on only for requests
+    ** still waiting; otherwise sleep at once (arrivals and freed lanes
+    ** wake us, the wake below the next answer) rather than tick once
+    ** more to find nothing. */
+    if (progress && (!m->cfg.quiet_after_progress ||
+                     (port_peek(&m->port) && m->count < m->cfg.queue)))
+        return true;
+    if (!m->count || m->blocked)
+        return false;
     mgs_time t = m->q[m->head].ready, p = m->cfg.period;
     if (t <= now + p)
         return true;

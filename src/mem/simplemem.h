@@ -31,6 +31,10 @@ typedef struct simplemem_config {
     uint32_t buffer;             /* port buffer, messages */
     uint32_t queue;              /* answers waiting for their time */
     uint32_t requests_per_cycle;
+    bool quiet_after_progress;   /* after a tick that made progress, sleep
+                                    at once unless requests still wait
+                                    (no tick to find the next cycle idle;
+                                    the platform's copy bursts) */
     mgs_time period;             /* ps */
 } simplemem_config;
 

@@ -511,16 +511,35 @@ static void handle_out(noc_net *n, noc_chan *c)
     transmit(n, c->from, c->from_port, (uint32_t)s);
 }
 
+static void handle_eject(noc_net *n, noc_node *y);
+
 static void handle_in(noc_net *n, noc_vc *v)
 {
     if (!v->count)
         return;
     const noc_pkt *h = &v->ring[v->head];
-    if (h->ready > now_at(v->chan->to)) { /* the head changed */
-        eng_schedule(v->chan->to->eng, &v->in_ev, h->ready);
+    noc_node *y = v->chan->to;
+    if (h->ready > now_at(y)) { /* the head changed */
+        eng_schedule(y->eng, &v->in_ev, h->ready);
         return;
     }
-    wake_output(n, v->chan->to, h->out);
+    /* A burst's head arbitrates for its idle output in this event rather
+    ** than in one of its own at the same time (one event per hop for a
+    ** DMA burst; single-part packets keep the output event). */
+    if (h->parts > 1) {
+        if (h->out < y->nports) {
+            noc_chan *c = y->out[h->out];
+            if (!c->out_ev.scheduled && c->free_at <= now_at(y)) {
+                handle_out(n, c);
+                return;
+            }
+        } else if (h->out == y->nports && !y->eject_blocked &&
+                   !y->eject_ev.scheduled) {
+            handle_eject(n, y);
+            return;
+        }
+    }
+    wake_output(n, y, h->out);
 }
 
 /* Delivers every ready message (round robin over the inputs) until none

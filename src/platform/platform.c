@@ -84,7 +84,7 @@ void platform_config_default(platform_config *c)
     c->link_latency = 100 * MGS_PS_PER_NS; /* assumed: docs/noc.md */
     c->sm_bandwidth = 1000000000000ull;  /* seed 000 §4.1: 1 TB/s */
     c->with_dma = true;
-    c->copy_burst = 0;                   /* keys.def platform.copy_burst */
+    c->copy_burst = 4096;                /* keys.def platform.copy_burst */
     /* assumed: a DDR4 host memory access, ~100 ns (docs/platforms.md) */
     c->host_latency = 100 * MGS_PS_PER_NS;
     c->pcie_vcs = 8;                     /* keys.def [pcie] */
@@ -569,6 +569,7 @@ static void wire_host(platform *p, sim_engine *eng, mem_pool *pool,
                                  base + c->gpu.mem_bytes);
         hb = host_frames_backing_of(&p->host_backing);
     }
+    hc.quiet_after_progress = c->copy_burst != 0;
     p->host_mem = simplemem_new(platform_net_engine_(&p->parts, eng),
                                 "Host.Memory", &hc, pool, &hb, st);
     noc_attach(p->host_net, simplemem_port(p->host_mem), topo->host);

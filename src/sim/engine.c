@@ -2,10 +2,11 @@
 ** Event engine: the run loop, the progress watchdog, hooks and progress
 ** reporting. See engine.h for the model and evq.h for the queue.
 **
-** Queue choice: time slots (evq.h) rather than one binary heap of
-** (time, seq, event) entries, because clocked components put many events
-** on the same edge and slots do heap work once per distinct time, not once
-** per event (bench_engine numbers for both in docs/engine.md).
+** Queue choice: a wheel of picosecond buckets (evq.h) rather than one
+** binary heap of (time, seq, event) entries, because clocked components
+** put many events on the same edge and within a few cycles of now; only
+** events beyond the wheel's window go to a heap (bench_engine numbers in
+** docs/engine.md).
 **
 ** Watchdog. same_time_events counts events fired since simulated time last
 ** advanced or progress was last noted; passing cfg.livelock_events stops

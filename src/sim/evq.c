@@ -1,10 +1,5 @@
 /*
 ** Event queue: bucket wheel plus far store (design in evq.h).
-**
-** Far store's hash table: linear probing, power-of-two capacity kept at
-** most half full, deletion by backward shift (no tombstones), so probe
-** sequences stay short however long the run. Hash: Fibonacci
-** multiplication of the time.
 */
 #include "sim/evq.h"
 
@@ -19,222 +14,97 @@ _Static_assert((EVQ_WHEEL_BUCKETS & WHEEL_MASK) == 0 &&
                    EVQ_WHEEL_BUCKETS <= 64 * 4096,
                "three bitmap levels of 64-bit words");
 
-/* ---- far store: time slots ------------------------------------------- */
+/* ---- far store: a heap of events --------------------------------------- */
 
-static inline uint32_t hash_home(const evq_far *q, mgs_time t)
+static inline bool fent_before(const evq_fent *a, const evq_fent *b)
 {
-    return (uint32_t)((t * 0x9E3779B97F4A7C15ULL) >> 32) & q->hmask;
+    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
 
-static void hash_alloc(evq_far *q, uint32_t cap)
-{
-    q->hash = mgs_xmalloc((size_t)cap * sizeof(*q->hash));
-    for (uint32_t i = 0; i < cap; i++)
-        q->hash[i].slot = EVQ_NONE;
-    q->hmask = cap - 1;
-    q->hcount = 0;
-}
-
-static void hash_insert(evq_far *q, mgs_time t, uint32_t slot)
-{
-    uint32_t i = hash_home(q, t);
-    while (q->hash[i].slot != EVQ_NONE)
-        i = (i + 1) & q->hmask;
-    q->hash[i] = (evq_hent){t, slot};
-    q->hcount++;
-}
-
-static void hash_grow(evq_far *q)
-{
-    evq_hent *old = q->hash;
-    uint32_t oldcap = q->hmask + 1;
-    hash_alloc(q, oldcap * 2);
-    for (uint32_t i = 0; i < oldcap; i++)
-        if (old[i].slot != EVQ_NONE)
-            hash_insert(q, old[i].time, old[i].slot);
-    free(old);
-}
-
-/* Slot of time t or EVQ_NONE; *pos receives the entry where the probe
-** stopped (t's entry, or the empty entry where t would go). */
-static inline uint32_t hash_find(const evq_far *q, mgs_time t, uint32_t *pos)
-{
-    uint32_t i = hash_home(q, t);
-    for (;;) {
-        const evq_hent *h = &q->hash[i];
-        if (h->slot == EVQ_NONE || h->time == t) {
-            *pos = i;
-            return h->slot;
-        }
-        i = (i + 1) & q->hmask;
-    }
-}
-
-static void hash_erase(evq_far *q, mgs_time t)
-{
-    uint32_t i = hash_home(q, t);
-    while (q->hash[i].time != t || q->hash[i].slot == EVQ_NONE)
-        i = (i + 1) & q->hmask;
-    /* Backward shift: pull later entries of the probe run into the hole
-    ** unless their home lies cyclically in (hole, j]. */
-    uint32_t hole = i, j = i;
-    for (;;) {
-        j = (j + 1) & q->hmask;
-        if (q->hash[j].slot == EVQ_NONE)
-            break;
-        uint32_t home = hash_home(q, q->hash[j].time);
-        bool stays = hole <= j ? (hole < home && home <= j)
-                               : (hole < home || home <= j);
-        if (!stays) {
-            q->hash[hole] = q->hash[j];
-            hole = j;
-        }
-    }
-    q->hash[hole].slot = EVQ_NONE;
-    q->hcount--;
-}
-
-static void far_init(evq_far *q, size_t slots_hint)
+static void far_init(evq_far *q, size_t hint)
 {
     uint32_t n = 16;
-    while (n < slots_hint && n < (1u << 30))
+    while (n < hint && n < (1u << 30))
         n *= 2;
     *q = (evq_far){0};
-    q->slots = MGS_NEW_ARRAY(evq_slot, n);
-    q->nslots = n;
-    for (uint32_t i = 0; i < n; i++)
-        q->slots[i].next_free = i + 1 < n ? i + 1 : EVQ_NONE;
-    q->free_head = 0;
-    q->heap = MGS_NEW_ARRAY(evq_hkey, n + 1); /* + sentinel */
-    hash_alloc(q, 2 * n);
-    q->last_slot = EVQ_NONE;
+    q->heap = MGS_NEW_ARRAY(evq_fent, n + 1);
+    q->cap = n;
 }
 
 static void far_fini(evq_far *q)
 {
-    free(q->slots);
     free(q->heap);
-    free(q->hash);
     *q = (evq_far){0};
 }
 
-/* Creates the slot for time t, absent from the hash table; hpos is the
-** empty hash entry where the failed lookup for t stopped. */
-static uint32_t slot_alloc(evq_far *q, mgs_time t, uint32_t hpos)
+/* Puts x at heap position i (a hole) or above it. */
+static void sift_up(evq_fent *h, uint32_t i, evq_fent x)
 {
-    if (q->free_head == EVQ_NONE) {
-        uint32_t old = q->nslots, n = old * 2;
-        q->slots = mgs_xrealloc(q->slots, (size_t)n * sizeof(*q->slots));
-        q->heap = mgs_xrealloc(q->heap,
-                               ((size_t)n + 1) * sizeof(*q->heap));
-        for (uint32_t i = old; i < n; i++)
-            q->slots[i] = (evq_slot){0, NULL, NULL,
-                                     i + 1 < n ? i + 1 : EVQ_NONE};
-        q->free_head = old;
-        q->nslots = n;
-    }
-    uint32_t s = q->free_head;
-    q->free_head = q->slots[s].next_free;
-    q->slots[s].time = t;
-    q->slots[s].head = q->slots[s].tail = NULL;
-    if (2 * (q->hcount + 1) > q->hmask + 1) {
-        hash_grow(q);
-        hash_insert(q, t, s);
-    } else {
-        q->hash[hpos] = (evq_hent){t, s};
-        q->hcount++;
-    }
-    /* Sift up in the heap of distinct times. */
-    evq_hkey x = {t, s};
-    uint32_t i = q->heap_n++;
     while (i > 0) {
         uint32_t parent = (i - 1) / 2;
-        if (q->heap[parent].time <= t)
+        if (!fent_before(&x, &h[parent]))
             break;
-        q->heap[i] = q->heap[parent];
+        h[i] = h[parent];
         i = parent;
-    }
-    q->heap[i] = x;
-    return s;
-}
-
-/* The slot of time t, created if absent; becomes the one-entry cache. */
-static uint32_t slot_lookup(evq_far *q, mgs_time t)
-{
-    if (q->last_slot != EVQ_NONE && q->last_time == t)
-        return q->last_slot;
-    uint32_t pos;
-    uint32_t s = hash_find(q, t, &pos);
-    if (s == EVQ_NONE)
-        s = slot_alloc(q, t, pos);
-    q->last_time = t;
-    q->last_slot = s;
-    return s;
-}
-
-static void far_push(evq_far *q, sim_event *ev, mgs_time t)
-{
-    uint32_t s = slot_lookup(q, t); /* may move the slots */
-    evq_slot *sl = &q->slots[s];
-    ev->next = NULL;
-    if (sl->tail)
-        sl->tail->next = ev;
-    else
-        sl->head = ev;
-    sl->tail = ev;
-    q->count++;
-}
-
-static void far_push_ordered(evq_far *q, sim_event *ev, mgs_time t,
-                             evq_before_fn before)
-{
-    uint32_t s = slot_lookup(q, t); /* may move the slots */
-    evq_slot *sl = &q->slots[s];
-    sim_event **link = &sl->head;
-    while (*link && before(*link, ev))
-        link = &(*link)->next;
-    ev->next = *link;
-    if (!ev->next)
-        sl->tail = ev;
-    *link = ev;
-    q->count++;
-}
-
-/* Removes the heap minimum (heap_n > 0). */
-static void heap_pop_min(evq_far *q)
-{
-    evq_hkey *h = q->heap;
-    uint32_t n = --q->heap_n;
-    if (n == 0)
-        return;
-    evq_hkey x = h[n];
-    uint32_t i = 0;
-    h[n].time = MGS_TIME_MAX; /* sentinel: a missing right child loses */
-    for (;;) {
-        uint32_t l = 2 * i + 1;
-        if (l >= n)
-            break;
-        /* Branch-free choice of the smaller child (cmov), since the
-        ** comparison is unpredictable. */
-        uint32_t m = l + (h[l + 1].time < h[l].time);
-        if (h[m].time >= x.time)
-            break;
-        h[i] = h[m];
-        i = m;
     }
     h[i] = x;
 }
 
-/* The slot of the minimum time drained: retire it. */
-static void slot_retire(evq_far *q, evq_hkey top)
+static void far_insert(evq_far *q, sim_event *ev, mgs_time t, uint64_t seq)
 {
-    q->slots[top.slot].tail = NULL;
-    heap_pop_min(q);
-    hash_erase(q, top.time);
-    q->slots[top.slot].next_free = q->free_head;
-    q->free_head = top.slot;
-    if (q->last_slot == top.slot)
-        q->last_slot = EVQ_NONE;
+    if (q->count == q->cap) {
+        q->cap *= 2;
+        q->heap = mgs_xrealloc(q->heap, ((size_t)q->cap + 1) *
+                                            sizeof(*q->heap));
+    }
+    ev->next = NULL;
+    sift_up(q->heap, (uint32_t)q->count++, (evq_fent){t, seq, ev});
+}
+
+static void far_push(evq_far *q, sim_event *ev, mgs_time t)
+{
+    far_insert(q, ev, t, q->seq++);
+}
+
+/* Ordered push (rare: the parallel engine's posts beyond the wheel): ev
+** goes after the leading events of time t (in push order) for which
+** before() holds. If it goes ahead of some, it takes the number of the
+** first of those and they all move one number up: only events of t
+** change, and they keep their order among themselves and against the
+** rest, so the heap stays ordered. */
+static void far_push_ordered(evq_far *q, sim_event *ev, mgs_time t,
+                             evq_before_fn before)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < q->count; i++)
+        n += q->heap[i].time == t;
+    uint64_t seq = q->seq;
+    if (n) {
+        /* t's events in push order (insertion sort of their positions). */
+        uint32_t *at = mgs_xmalloc(n * sizeof(*at));
+        size_t k = 0;
+        for (uint32_t i = 0; i < q->count; i++) {
+            if (q->heap[i].time != t)
+                continue;
+            size_t j = k++;
+            while (j > 0 && q->heap[at[j - 1]].seq > q->heap[i].seq) {
+                at[j] = at[j - 1];
+                j--;
+            }
+            at[j] = i;
+        }
+        size_t j = 0;
+        while (j < n && before(q->heap[at[j]].ev, ev))
+            j++;
+        if (j < n) {
+            seq = q->heap[at[j]].seq;
+            for (; j < n; j++)
+                q->heap[at[j]].seq++;
+        }
+        free(at);
+    }
+    q->seq++;   /* above every number in use, the moved ones too */
+    far_insert(q, ev, t, seq);
 }
 
 static inline mgs_time far_min_time(const evq_far *q)
@@ -245,35 +115,38 @@ static inline mgs_time far_min_time(const evq_far *q)
 static sim_event *far_pop(evq_far *q, mgs_time *t)
 {
     assert(q->count > 0);
-    const evq_hkey top = q->heap[0];
-    evq_slot *sl = &q->slots[top.slot];
-    sim_event *ev = sl->head;
-    sl->head = ev->next;
-    ev->next = NULL;
-    q->count--;
-    *t = top.time;
-    if (!sl->head)
-        slot_retire(q, top);
+    evq_fent *h = q->heap;
+    sim_event *ev = h[0].ev;
+    *t = h[0].time;
+    uint32_t n = (uint32_t)--q->count;
+    if (n == 0)
+        return ev;
+    evq_fent x = h[n];
+    h[n] = (evq_fent){MGS_TIME_MAX, UINT64_MAX, NULL}; /* sentinel: a
+                                                         missing right
+                                                         child loses */
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t l = 2 * i + 1;
+        if (l >= n)
+            break;
+        uint32_t m = l + fent_before(&h[l + 1], &h[l]);
+        if (!fent_before(&h[m], &x))
+            break;
+        h[i] = h[m];
+        i = m;
+    }
+    h[i] = x;
     return ev;
 }
 
 static int far_check(const evq_far *q)
 {
-    size_t events = 0;
-    for (uint32_t i = 0; i < q->heap_n; i++) {
-        const evq_hkey *k = &q->heap[i];
-        if (i > 0 && q->heap[(i - 1) / 2].time > k->time)
+    for (size_t i = 1; i < q->count; i++)
+        if (fent_before(&q->heap[i], &q->heap[(i - 1) / 2]) ||
+            q->heap[i].seq >= q->seq)
             return 0;
-        const evq_slot *sl = &q->slots[k->slot];
-        if (sl->time != k->time || !sl->head)
-            return 0;
-        uint32_t pos;
-        if (hash_find(q, k->time, &pos) != k->slot)
-            return 0;
-        for (const sim_event *ev = sl->head; ev; ev = ev->next)
-            events++;
-    }
-    return events == q->count && q->hcount == q->heap_n;
+    return q->count == 0 || q->heap[0].seq < q->seq;
 }
 
 /* ---- the wheel ------------------------------------------------------- */
@@ -352,12 +225,12 @@ static void pull_far(sim_evq *q)
     }
 }
 
-void evq_init(sim_evq *q, size_t slots_hint)
+void evq_init(sim_evq *q, size_t events_hint)
 {
     *q = (sim_evq){0};
     q->bucket = MGS_NEW_ARRAY(evq_bucket, EVQ_WHEEL_BUCKETS);
     q->bits0 = MGS_NEW_ARRAY(uint64_t, EVQ_WHEEL_BUCKETS / 64);
-    far_init(&q->far, slots_hint / 16); /* few events are due that far */
+    far_init(&q->far, events_hint / 16); /* few events are due that far */
 }
 
 void evq_fini(sim_evq *q)

@@ -1,6 +1,6 @@
 /*
 ** The engine's event queue: a wheel of picoseconds over the near future,
-** and time slots for the far future.
+** and a heap of events for the far future.
 **
 ** Simulated hardware is clocked, so most events are due within a few
 ** cycles of now and many share a timestamp (every component ticking on
@@ -13,9 +13,9 @@
 **     buckets finds the next one in a few word operations. With 65,536
 **     buckets the window is 65.5 ns: in a 4-GPU run 99.95 % of the events
 **     are scheduled less than that ahead;
-**   - the far store, for events due beyond the window: one slot per
-**     distinct time holding a FIFO list, a binary min-heap of the slots'
-**     times and an open-addressing hash table time -> slot.
+**   - the far store, for events due beyond the window: a binary min-heap
+**     of (time, push number, event). Copies have most such events (a
+**     burst's end is some hundred ns ahead); a kernel run few.
 ** When base advances, the far events that now fall into the window move
 ** to the wheel, earliest first: since the window only moves forward,
 ** every far event due at t was pushed before any wheel event due at t,
@@ -47,32 +47,19 @@ typedef struct evq_bucket {
     sim_event *head, *tail;   /* FIFO */
 } evq_bucket;
 
-/* The far store's slot of one pending time. */
-typedef struct evq_slot {
+/* The far store: a binary min-heap of the events due beyond the wheel,
+** ordered by (time, seq); seq numbers the pushes, so events of one time
+** leave in push order. */
+typedef struct evq_fent {
     mgs_time time;
-    sim_event *head, *tail;   /* FIFO; head == NULL iff the slot is free */
-    uint32_t next_free;       /* free-list link while unused */
-} evq_slot;
-
-typedef struct evq_hent {
-    mgs_time time;
-    uint32_t slot;            /* EVQ_NONE = empty entry */
-} evq_hent;
-
-typedef struct evq_hkey {
-    mgs_time time;
-    uint32_t slot;
-} evq_hkey;
+    uint64_t seq;
+    sim_event *ev;
+} evq_fent;
 
 typedef struct evq_far {
-    evq_slot *slots;
-    uint32_t nslots, free_head;
-    evq_hkey *heap;           /* min-heap on time; entries (time, slot) */
-    uint32_t heap_n;
-    evq_hent *hash;           /* capacity hmask + 1, a power of two */
-    uint32_t hmask, hcount;
-    mgs_time last_time;       /* one-entry cache of the last slot used */
-    uint32_t last_slot;       /* EVQ_NONE when invalid */
+    evq_fent *heap;           /* [cap + 1]: one more for a sentinel */
+    uint32_t cap;
+    uint64_t seq;             /* the next push's; above every queued one */
     size_t count;             /* events in the far store */
 } evq_far;
 
@@ -88,9 +75,7 @@ typedef struct sim_evq {
     size_t count;             /* events queued */
 } sim_evq;
 
-#define EVQ_NONE UINT32_MAX
-
-void evq_init(sim_evq *q, size_t slots_hint);
+void evq_init(sim_evq *q, size_t events_hint);
 void evq_fini(sim_evq *q);
 
 /* Appends ev at time t (after every event already queued at t); t not

@@ -352,18 +352,20 @@ static void test_unaligned_copies(void **state)
     rig_free(&r);
 }
 
-/* Bursts (cfg.burst = 16 chunks): an h2d copy to a misaligned device
-** address (a partial first and last chunk go alone, the whole chunks
-** between in bursts of up to 16), the d2h copy back from another
-** misaligned address; the bytes are right both ways, host memory counts
-** every chunk (a burst's parts), at most max_inflight chunks are out and
-** bursts did fill the budget; a device fault fails a d2h burst whole. */
+/* Bursts (cfg.burst = 16 chunks, no bound on their count): an h2d copy to
+** a misaligned device address (a partial first and last chunk go alone,
+** the whole chunks between in bursts of up to 16), the d2h copy back from
+** another misaligned address; the bytes are right both ways, host memory
+** counts every chunk (a burst's parts), at most max_inflight chunks are
+** out and bursts did fill the budget; a device fault fails a d2h burst
+** whole. */
 static void test_bursts(void **state)
 {
     (void)state;
     rig_params p;
     rig_params_default(&p);
     p.dma.burst = 16;
+    p.dma.min_bursts = 1;
     p.dma.max_inflight = 40;      /* two bursts and a few chunks */
     rig r;
     rig_build(&r, &p);
@@ -410,6 +412,43 @@ static void test_bursts(void **state)
     free(src);
     free(back);
     rig_free(&r);
+}
+
+/* A command goes in at least min_bursts bursts: 313 chunks in at least
+** 256 bursts are single chunks (one PCIe message each way per chunk), in
+** at least 64 bursts of at most 4 chunks (more messages than with bursts
+** of up to cfg.burst = 16); the bytes are right. */
+static void test_min_bursts(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    uint8_t *src = mgs_xmalloc(N);
+    for (uint32_t i = 0; i < N; i++)
+        src[i] = (uint8_t)(i * 7 + (i >> 8));
+    const uint32_t mins[] = {256, 64, 1};
+    double messages[3];
+    for (int k = 0; k < 3; k++) {
+        rig_params p;
+        rig_params_default(&p);
+        p.dma.burst = 16;
+        p.dma.min_bursts = mins[k];
+        rig r;
+        rig_build(&r, &p);
+        dma_msg m;
+        dma_msg_init(&m, DMA_SPACE_HOST, hptr(src), DMA_SPACE_DEVICE, 0x8010,
+                     N);
+        run_copy(&r, &m);
+        assert_int_equal(m.status, MGS_OK);
+        assert_memory_equal(r.dev_bytes + 0x8010, src, N);
+        assert_int_equal(counter(r.st, "Host", "reads"), 313);
+        messages[k] = counter(r.st, "PCIe", "messages");
+        printf("# min_bursts %u: %.0f PCIe messages\n", mins[k], messages[k]);
+        rig_free(&r);
+    }
+    assert_true(messages[0] == 2 * 313);   /* request and answer each */
+    assert_true(messages[1] < messages[0] && messages[1] >= 2 * 64);
+    assert_true(messages[2] < messages[1]);
+    free(src);
 }
 
 /* A peer copy: GPU 0's DMA reads its memory and writes GPU 1's through the
@@ -620,6 +659,7 @@ int main(void)
         cmocka_unit_test(test_unaligned_copies),
         cmocka_unit_test(test_peer_copy),
         cmocka_unit_test(test_bursts),
+        cmocka_unit_test(test_min_bursts),
         cmocka_unit_test(test_bounded_inflight),
         cmocka_unit_test(test_errors_and_queueing),
         cmocka_unit_test(test_no_host_route),

@@ -1,6 +1,6 @@
 /* Tests for src/sim/evq.c: order against a reference sort and against a
 ** reference heap while pushing and popping (the wheel, the far store and
-** the moves between them), ordered pushes, slot reuse, hash growth and
+** the moves between them), ordered pushes, heap growth and
 ** deletion, invariants after every step. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,7 +34,7 @@ static void test_order_matches_time_then_insertion(void **state)
     static sim_event ev[N];
     static ref want[N];
     sim_evq q;
-    evq_init(&q, 1); /* force slot, heap and hash growth */
+    evq_init(&q, 1); /* force the far heap to grow */
     uint64_t rng = 7;
     for (uint32_t i = 0; i < N; i++) {
         rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -89,7 +89,7 @@ static void test_interleaved_push_pop(void **state)
     assert_true(evq_check(&q));
     assert_int_equal(evq_count(&q), 64);
 
-    /* Drain the slot at `last`, then push two events at the same time. */
+    /* Drain the queue up to `last`, then push two events at that time. */
     while (evq_count(&q))
         evq_pop(&q, &last);
     evq_push(&q, &ev[5], last);
