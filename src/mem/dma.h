@@ -40,7 +40,10 @@
 ** chunks (chunks_per_cycle per cycle). Bursts ramp up and down (at most
 ** the chunks already started and half the whole chunks left: 1, 1, 2, 4,
 ** ..., burst, ..., 4, 2, 1, 1) so that a copy's stream starts and ends as
-** with single chunks. A partial first or last chunk goes alone. The host
+** with single chunks, and a command goes in at least min_bursts bursts
+** (engines copying at once then end together). After a tick that made
+** progress the engine sleeps at once when the next cycle holds nothing
+** for it. A partial first or last chunk goes alone. The host
 ** route must lead over a network that sends a burst as its parts
 ** (noc_set_bursts); a plain connection carries it as one message.
 **
