@@ -433,6 +433,16 @@ static void test_zero_latency_crossing_refused(void **state)
 
 /* ---- the debug check ---------------------------------------------------- */
 
+/* The check is compiled into the sanitizer builds only. */
+#if !defined(NDEBUG) &&                                                    \
+    (defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) ||     \
+     defined(MGS_CHECK_PARTITIONS))
+#define PARTITION_CHECK 1
+#else
+#define PARTITION_CHECK 0
+#endif
+
+#if PARTITION_CHECK
 typedef struct meddler {
     sim_comp base;
     sim_event ev;
@@ -448,14 +458,13 @@ static void meddler_handle(sim_comp *c, sim_event *ev)
 
 static const sim_comp_ops meddler_ops = {.kind = "Meddler",
                                          .handle = meddler_handle};
+#endif
 
 static void test_touching_another_partition_aborts(void **state)
 {
     (void)state;
-#if defined(NDEBUG) ||                                                     \
-    !(defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) ||    \
-      defined(MGS_CHECK_PARTITIONS))
-    skip(); /* the check is compiled into the sanitizer builds only */
+#if !PARTITION_CHECK
+    skip();
 #else
     pid_t pid = fork();
     assert_true(pid >= 0);
