@@ -558,8 +558,9 @@ static uint32_t burst_parts(const dma_engine *d, const dma_copy *c,
         most = started;
     if (most > whole / 2)
         most = whole / 2;
-    if (most > cmd->bytes / d->cfg.chunk / d->cfg.min_bursts)
-        most = cmd->bytes / d->cfg.chunk / d->cfg.min_bursts;
+    uint64_t bound = cmd->bytes / d->cfg.chunk / d->cfg.min_bursts;
+    if (most > bound)
+        most = bound;
     return most > 1 ? (uint32_t)most : 1;
 }
 

@@ -348,10 +348,11 @@ static void issue_burst(dram *d, dram_txn *x)
         uint64_t left = dram_row_left(&d->cfg, a);
         uint64_t ones = ~(m->mask >> i);  /* the set bits from i, counted */
         uint32_t run = ones ? (uint32_t)__builtin_ctzll(ones) : 64 - i;
+        uint64_t in_row = (left + m->size - 1) / m->size;  /* left >= 1 */
         if (run > m->parts - i)
             run = m->parts - i;
-        if (run > (left + m->size - 1) / m->size)  /* left >= 1 */
-            run = (uint32_t)((left + m->size - 1) / m->size);
+        if (run > in_row)
+            run = (uint32_t)in_row;
         dram_bank *b = &d->banks[loc.bank].bank;
         mgs_time at = b->busy_until > now ? b->busy_until : now;
         dram_plan p;
