@@ -7,7 +7,8 @@
 # (pinned and registered host memory used by kernels), pitched (2-D/3-D),
 # managed and managed_turns (one buffer touched by every GPU in turn) under
 # page migration on 1, 2 and 4 GPUs, printf (device printf through the
-# hostcall buffer, emu and timing). Also
+# hostcall buffer, emu and timing), and that docs/hip.md's static link
+# line, copied as it stands, links a program that runs. Also
 # checks the exit summary, the results database row, and that a bad
 # MGSIM_* setting ends with one clear line instead of a crash.
 set -u
@@ -48,6 +49,19 @@ if [ -x "$ex/vecadd-shared" ]; then
 else
     fail "$ex/vecadd-shared not built"
 fi
+# The static link line of docs/hip.md's quick start, as a user copies it,
+# links (every library the archive needs is on it) and runs.
+line=$(grep -m1 '^g++ prog.o build-me/libmgsim-hip.a ' docs/hip.md)
+[ -n "$line" ] || fail "docs/hip.md has no static link line"
+libs=${line#g++ prog.o build-me/libmgsim-hip.a }
+libs=${libs% -o prog}
+san=""
+case "$ex" in */san/*) san="-fsanitize=address,undefined" ;; esac
+# shellcheck disable=SC2086 # libs is a list of flags
+g++ $san -o "$tmp/doclink" "$ex/vecadd.o" "${ex%/examples/hip}/libmgsim-hip.a" \
+    $libs 2>"$tmp/err" || { cat "$tmp/err"; fail "docs/hip.md's static link line does not link"; }
+run 0 "$tmp/doclink" 1000
+expect_out "^PASSED$"
 
 run 0 "$ex/managed"
 expect_out "y\[1\]=3.5 y\[n-1\]=135.5"
