@@ -23,20 +23,30 @@ static sim_port *route_interleaved(const mem_route *r, uint64_t addr)
     return r->ports[unit % r->nports];
 }
 
-sim_port *mem_route_lookup_run(const mem_route *r, uint64_t addr, uint32_t n,
-                               uint64_t step)
+uint32_t mem_route_run_length(const mem_route *r, uint64_t addr, uint32_t n,
+                              uint64_t step)
 {
-    sim_port *p = mem_route_lookup(r, addr);
     if (n < 2 || r->route == route_single)
-        return p;
-    uint64_t last = addr + (uint64_t)(n - 1) * step;
-    unsigned shift = r->interleave ? (unsigned)__builtin_ctz(r->interleave) : 0;
-    if (r->route == route_interleaved && addr >> shift == last >> shift)
-        return p; /* one interleaving unit */
-    for (uint32_t k = 1; k < n; k++)
-        if (mem_route_lookup(r, addr + (uint64_t)k * step) != p)
-            return NULL;
-    return p;
+        return n;
+    sim_port *p = mem_route_lookup(r, addr);
+    uint32_t k = 1;
+    if (r->route == route_interleaved && step <= r->interleave &&
+        r->interleave % step == 0) {
+        /* Whole interleaving units at a time: the rest of addr's, then
+        ** each next one while it goes to the same port. */
+        uint64_t unit = r->interleave;
+        uint64_t end = (addr & ~(unit - 1)) + unit;
+        uint64_t in_unit = (end - addr + step - 1) / step;
+        k = in_unit < n ? (uint32_t)in_unit : n;
+        while (k < n && mem_route_lookup(r, addr + (uint64_t)k * step) == p) {
+            uint64_t more = unit / step;
+            k = (uint64_t)k + more < n ? k + (uint32_t)more : n;
+        }
+        return k;
+    }
+    while (k < n && mem_route_lookup(r, addr + (uint64_t)k * step) == p)
+        k++;
+    return k;
 }
 
 void mem_route_single(mem_route *r, sim_port *p)

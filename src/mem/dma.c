@@ -13,10 +13,11 @@
 **                         buffer is allocated on the slot's first burst
 **   send FIFOs            host and device (each <= max_inflight: a slot has
 **                         at most one request waiting), ctrl (<= max_copies)
-**   device bursts         (cfg.device_bursts) a burst whose lines one
-**                         device port serves sends its device side as one
-**                         request too (dev_req): an h2d burst's write once
-**                         its last part came, a d2h burst's read
+**   device runs           (cfg.device_bursts) a burst's device side goes
+**                         as one request per run of lines that one device
+**                         port serves (at most 64): an h2d burst's run is
+**                         written once its last part came, a d2h burst's
+**                         runs are read at once
 **   wake_ev[]             the engine sleeps until the next paced part,
 **                         burst end or acknowledgement it must act on
 **                         (next_part_time) instead of ticking every cycle
@@ -72,9 +73,8 @@ typedef struct dma_slot {
                               paced to that */
     uint8_t stage;
     bool in_use;
-    bool device_burst;     /* its device side goes as one request
-                              (cfg.device_bursts) */
-    mem_msg *dev_req;      /* that request, while it is out */
+    bool device_burst;     /* its device side goes in runs, a request
+                              each (cfg.device_bursts; device_run) */
 } dma_slot;
 
 typedef struct dma_fifo {
@@ -256,11 +256,12 @@ static void send_to(dma_engine *d, dma_space space, mem_msg *m)
         fifo_push(&d->q_host, m);
     } else {
         m->base.dst = mem_route_lookup(&d->device_route, m->addr);
-        /* Chunk c takes lane c % device_ports; a device burst (a whole
-        ** interleave unit of one L2 bank) the lane of its burst number,
-        ** so consecutive bursts to consecutive banks share the lanes. */
-        uint64_t unit = m->parts > 1 ? (uint64_t)d->cfg.chunk * d->cfg.burst
-                                     : d->cfg.chunk;
+        /* Chunk c takes lane c % device_ports; a device run (a whole
+        ** interleave unit of one L2 bank) the lane of its run number, so
+        ** consecutive runs to consecutive banks share the lanes. */
+        uint64_t unit = (uint64_t)d->cfg.chunk *
+                        (m->parts <= 1 ? 1 : d->cfg.burst < 64 ? d->cfg.burst
+                                                               : 64);
         fifo_push(&d->q_device[m->addr / unit % d->cfg.device_ports], m);
     }
 }
@@ -354,59 +355,60 @@ static mem_msg *slot_request(dma_engine *d, dma_slot *s, mem_msg_type type,
     return m;
 }
 
-/* Burst s as one request of all its parts on one side: its host side
-** (the host link carries it as its parts), or its device side when
-** cfg.device_bursts lets one L2 bank take it whole (an h2d burst's write,
-** a d2h burst's read; the crossbar carries it as one message). */
-static void burst_request(dma_engine *d, dma_slot *s, mem_msg_type type,
-                          dma_space space)
+/* Burst s's host side as one request of all its parts (the host link
+** carries it as its parts). */
+static void burst_request(dma_engine *d, dma_slot *s, mem_msg_type type)
 {
-    uint32_t k = d->cfg.chunk;
     mem_msg *m = slot_request(d, s, type, type == MEM_READ ? s->src : s->dst,
-                              k, space);
+                              d->cfg.chunk, DMA_SPACE_HOST);
     m->parts = (uint16_t)s->parts;
     m->bulk = s->bulk;
-    if (space == DMA_SPACE_HOST) {
-        s->req = m;
-    } else {
-        m->base.bytes = d->cfg.header_bytes +
-                        (type == MEM_WRITE ? s->parts * k : 0);
-        s->dev_req = m;
+    s->req = m;
+    send_to(d, DMA_SPACE_HOST, m);
+}
+
+/* The parts of burst s from part i on that go to the device in one
+** request: 1 without device runs, else the run of lines from part i that
+** one device port (one L2 bank) serves, at most 64 (a request's mask). */
+static uint32_t device_run(const dma_engine *d, const dma_slot *s, uint32_t i)
+{
+    if (!s->device_burst)
+        return 1;
+    uint32_t n = s->parts - i < 64 ? s->parts - i : 64;
+    uint64_t dev = s->stage == STAGE_READ ? s->src : s->dst;
+    return mem_route_run_length(&d->device_route,
+                                dev + (uint64_t)i * d->cfg.chunk, n,
+                                d->cfg.chunk);
+}
+
+/* Parts i .. i + n - 1 of burst s on the device side, a d2h burst's read
+** or an h2d burst's write: one request of a chunk, or of a run of n > 1
+** (on the burst's bytes; the crossbar carries it as one message). */
+static void device_request(dma_engine *d, dma_slot *s, mem_msg_type type,
+                           uint32_t i, uint32_t n)
+{
+    uint32_t k = d->cfg.chunk;
+    uint64_t dev = (type == MEM_READ ? s->src : s->dst) + (uint64_t)i * k;
+    mem_msg *m = slot_request(d, s, type, dev, k, DMA_SPACE_DEVICE);
+    if (n > 1) {
+        m->parts = (uint16_t)n;
+        m->bulk = s->bulk + (size_t)i * k;
+        m->base.bytes = d->cfg.header_bytes + (type == MEM_WRITE ? n * k : 0);
         stat_inc(d->st[ST_DEVICE_BURSTS]);
+    } else if (type == MEM_WRITE) {
+        memcpy(m->data, s->bulk + (size_t)i * k, k);
     }
-    send_to(d, space, m);
-}
-
-/* The device side of d2h burst s: one read per chunk. */
-static void burst_device_reads(dma_engine *d, dma_slot *s)
-{
-    uint32_t k = d->cfg.chunk;
-    s->pending = s->parts;
-    for (uint32_t i = 0; i < s->parts; i++)
-        send_to(d, DMA_SPACE_DEVICE,
-                slot_request(d, s, MEM_READ, s->src + (uint64_t)i * k, k,
-                             DMA_SPACE_DEVICE));
-}
-
-/* Part i of h2d burst s: its device write. */
-static void burst_write_part(dma_engine *d, dma_slot *s, uint32_t i)
-{
-    uint32_t k = d->cfg.chunk;
-    mem_msg *m = slot_request(d, s, MEM_WRITE, s->dst + (uint64_t)i * k, k,
-                              DMA_SPACE_DEVICE);
-    memcpy(m->data, s->bulk + (size_t)i * k, k);
     send_to(d, DMA_SPACE_DEVICE, m);
 }
 
-/* Whether burst s may go to the device as one request: the engine may,
-** and one device port (one L2 bank) serves every one of its lines. */
-static bool device_burst_fits(const dma_engine *d, const dma_slot *s,
-                              uint64_t dev)
+/* The device side of d2h burst s: its reads, all at once. */
+static void burst_device_reads(dma_engine *d, dma_slot *s)
 {
-    if (!d->cfg.device_bursts || s->parts > 64)
-        return false;
-    return mem_route_lookup_run(&d->device_route, dev, s->parts,
-                                d->cfg.chunk) != NULL;
+    s->pending = s->parts;
+    for (uint32_t i = 0, n; i < s->parts; i += n) {
+        n = device_run(d, s, i);
+        device_request(d, s, MEM_READ, i, n);
+    }
 }
 
 static void slot_done(dma_engine *d, dma_slot *s, uint32_t failed);
@@ -422,19 +424,15 @@ static bool pace_parts(dma_engine *d)
     bool progress = false;
     while (d->pace_count) {
         dma_slot *s = &d->slots[d->pace_q[d->pace_head]];
-        if (s->device_burst && s->stage == STAGE_WRITE) {
-            /* One device write once its last part has come. */
-            if (s->first + (s->parts - 1) * s->step >= now)
-                return progress;
-            s->released = s->parts;
-            burst_request(d, s, MEM_WRITE, DMA_SPACE_DEVICE);
-            progress = true;
-        }
         if (s->stage == STAGE_WRITE) {
-            while (s->released < s->parts &&
-                   s->first + s->released * s->step < now) {
+            /* Each device write once its last part has come. */
+            while (s->released < s->parts) {
+                uint32_t n = device_run(d, s, s->released);
+                if (s->first + (s->released + n - 1) * s->step >= now)
+                    break;
                 progress = true;
-                burst_write_part(d, s, s->released++);
+                device_request(d, s, MEM_WRITE, s->released, n);
+                s->released += n;
             }
         } else if (s->first < now) {
             /* Acknowledgements: every part i with first + i * step < now
@@ -469,10 +467,9 @@ static mgs_time next_part_time(const dma_engine *d)
     if (!d->pace_count)
         return MGS_TIME_MAX;
     const dma_slot *s = &d->slots[d->pace_q[d->pace_head]];
-    if (s->device_burst && s->stage == STAGE_WRITE)
-        return s->first + (s->parts - 1) * s->step;
-    if (s->stage != STAGE_ACKS)
-        return s->first + s->released * s->step;
+    if (s->stage != STAGE_ACKS) /* the last part of the next device write */
+        return s->first +
+               (s->released + device_run(d, s, s->released) - 1) * s->step;
     /* Acknowledgements matter only to an issue waiting for d->need
     ** chunks and at a burst's last part (its slot and maybe its copy
     ** done): the part that completes the need, parts given back in
@@ -520,14 +517,11 @@ static void burst_start(dma_engine *d, dma_slot *s, const dma_msg *cmd)
 {
     if (!s->bulk)
         s->bulk = mgs_xmalloc((size_t)d->cfg.burst * d->cfg.chunk);
-    if (cmd->src_space == DMA_SPACE_HOST) {
-        s->device_burst = device_burst_fits(d, s, s->dst);
-        burst_request(d, s, MEM_READ, DMA_SPACE_HOST);
-    } else if ((s->device_burst = device_burst_fits(d, s, s->src))) {
-        burst_request(d, s, MEM_READ, DMA_SPACE_DEVICE);
-    } else {
+    s->device_burst = d->cfg.device_bursts;
+    if (cmd->src_space == DMA_SPACE_HOST)
+        burst_request(d, s, MEM_READ);
+    else
         burst_device_reads(d, s);
-    }
 }
 
 /* Whole chunks from the next one that may go as one burst: the copy has a
@@ -661,22 +655,7 @@ static void slot_done(dma_engine *d, dma_slot *s, uint32_t failed)
 static void burst_answer(dma_engine *d, dma_slot *s, mem_msg *rsp)
 {
     bool ok = !(rsp->flags & MEM_F_FAULT);
-    bool host = rsp->req == s->req;
-    if (rsp->req == s->dev_req) {
-        /* The answer to the device request of all parts: an h2d burst is
-        ** written; a d2h burst's bytes are in bulk, its host write next. */
-        mem_msg_release(d->pool, s->dev_req);
-        s->dev_req = NULL;
-        mem_msg_release(d->pool, rsp);
-        if (ok && s->stage == STAGE_READ) {
-            s->stage = STAGE_WRITE;
-            burst_request(d, s, MEM_WRITE, DMA_SPACE_HOST);
-        } else {
-            slot_done(d, s, ok ? 0 : s->parts);
-        }
-        return;
-    }
-    if (host) {
+    if (rsp->req == s->req) {
         mem_msg_release(d->pool, s->req);
         s->req = NULL;
         if (!ok)
@@ -690,26 +669,31 @@ static void burst_answer(dma_engine *d, dma_slot *s, mem_msg *rsp)
             slot_done(d, s, s->failed);
         }
     } else {
-        uint32_t i = (uint32_t)((rsp->addr - (s->stage == STAGE_READ
-                                                  ? s->src : s->dst)) /
+        /* A device request's: a chunk's, or a run's of n parts (its bytes
+        ** are in bulk already). */
+        uint32_t n = rsp->req->parts > 1 ? rsp->req->parts : 1;
+        uint32_t i = (uint32_t)((rsp->req->addr - (s->stage == STAGE_READ
+                                                       ? s->src : s->dst)) /
                                 d->cfg.chunk);
-        assert(i < s->parts && "stray DMA burst answer");
+        assert(i + n <= s->parts && n <= s->pending &&
+               "stray DMA burst answer");
         if (!ok)
-            s->failed++;
-        else if (s->stage == STAGE_READ)
+            s->failed += n;
+        else if (s->stage == STAGE_READ && n == 1)
             memcpy(s->bulk + (size_t)i * d->cfg.chunk, rsp->data,
                    d->cfg.chunk);
         if (s->stage == STAGE_WRITE) {
-            /* A written chunk gives its place back, as a single one. */
-            s->held--;
-            d->inflight--;
-            d->copies[s->copy].chunks_out--;
+            /* Written chunks give their places back, as single ones. */
+            s->held -= n;
+            d->inflight -= n;
+            d->copies[s->copy].chunks_out -= n;
         }
         mem_msg_release(d->pool, rsp->req);
-        if (--s->pending == 0) {
+        s->pending -= n;
+        if (s->pending == 0) {
             if (s->stage == STAGE_READ && !s->failed) {
                 s->stage = STAGE_WRITE;
-                burst_request(d, s, MEM_WRITE, DMA_SPACE_HOST);
+                burst_request(d, s, MEM_WRITE);
             } else {
                 /* A part that faulted fails the burst's host write. */
                 slot_done(d, s, s->stage == STAGE_READ ? s->parts
@@ -929,7 +913,6 @@ void dma_free(dma_engine *d)
     for (uint32_t i = 0; i < d->cfg.max_inflight; i++) {
         if (d->slots[i].in_use) {
             mem_msg_release(d->pool, d->slots[i].req);
-            mem_msg_release(d->pool, d->slots[i].dev_req);
         }
         free(d->slots[i].bulk);
     }

@@ -30,7 +30,8 @@
 ** host-side request for all of them (memmsg.h parts: host memory performs
 ** it on the slot's buffer, the network sends it as its parts back to
 ** back, so the link time is that of the separate chunks) and one
-** device-side request per chunk. An h2d burst reads host memory, then
+** device-side request per chunk (or per run of chunks one device port
+** serves: device_bursts). An h2d burst reads host memory, then
 ** writes its chunks to the device, each when its part of the answer
 ** arrived (burst_first / burst_last, as the network delivered it); a d2h
 ** burst reads its chunks from the device, then writes host memory once
@@ -123,13 +124,15 @@ typedef struct dma_config {
     int32_t gpu;                /* mem_msg.gpu of our requests */
     bool device_noalloc;        /* device-side writes carry MEM_F_NOALLOC:
                                    they miss past the L2 into memory */
-    bool device_bursts;         /* an h2d burst whose lines one device port
-                                   serves writes them as one request (at
-                                   most 64 parts) once its last part came,
-                                   instead of one write per chunk; needs
-                                   device_noalloc and, below, a plain
-                                   write-back L2 bank (no protocol) over a
-                                   DRAM controller (cache.c, dram.c) */
+    bool device_bursts;         /* a burst's device side goes in runs:
+                                   one request per run of its lines that
+                                   one device port serves (at most 64
+                                   parts), an h2d run written once its
+                                   last part came, instead of one request
+                                   per chunk; needs device_noalloc and,
+                                   below, a plain write-back L2 bank (no
+                                   protocol) over a DRAM controller
+                                   (cache.c, dram.c) */
     mgs_time period;            /* ps */
 } dma_config;
 

@@ -220,9 +220,9 @@ static inline sim_port *mem_route_lookup(const mem_route *r, uint64_t addr)
 {
     return r->route(r, addr);
 }
-/* The port that every address addr + k * step (k < n) goes to, or NULL
-** when they do not all go to one port (a DMA burst's lines: dma.c). */
-sim_port *mem_route_lookup_run(const mem_route *r, uint64_t addr, uint32_t n,
-                               uint64_t step);
+/* How many of the addresses addr + k * step (k < n), from the first, go
+** to addr's port (>= 1 for n >= 1; a DMA burst's run of lines: dma.c). */
+uint32_t mem_route_run_length(const mem_route *r, uint64_t addr, uint32_t n,
+                              uint64_t step);
 
 #endif

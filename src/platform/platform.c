@@ -84,7 +84,7 @@ void platform_config_default(platform_config *c)
     c->link_latency = 100 * MGS_PS_PER_NS; /* assumed: docs/noc.md */
     c->sm_bandwidth = 1000000000000ull;  /* seed 000 §4.1: 1 TB/s */
     c->with_dma = true;
-    c->copy_burst = 4096;                /* keys.def platform.copy_burst */
+    c->copy_burst = 8192;                /* keys.def platform.copy_burst */
     /* assumed: a DDR4 host memory access, ~100 ns (docs/platforms.md) */
     c->host_latency = 100 * MGS_PS_PER_NS;
     c->pcie_vcs = 8;                     /* keys.def [pcie] */

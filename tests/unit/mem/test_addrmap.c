@@ -39,24 +39,41 @@ static void test_interleaved(void **state)
     assert_ptr_equal(mem_route_lookup(&r, 64 * 5), &p[2]);
 }
 
-/* A burst's lines (dma.c device_burst_fits): one port when every address
-** goes to it, NULL otherwise, with the one-unit shortcut agreeing with the
-** address-by-address answer. */
-static void test_lookup_run(void **state)
+/* A DMA burst's device runs (dma.c device_run): how many lines from the
+** first go to its port, with the unit-by-unit shortcut agreeing with the
+** line-by-line answer. */
+static void test_run_length(void **state)
 {
     (void)state;
     sim_port p[4];
     sim_port *ports[4] = {&p[0], &p[1], &p[2], &p[3]};
     mem_route r;
     mem_route_interleaved(&r, ports, 4, 4096);
-    assert_ptr_equal(mem_route_lookup_run(&r, 4096, 64, 64), &p[1]);
-    assert_null(mem_route_lookup_run(&r, 4096 + 64, 64, 64)); /* crosses */
-    assert_ptr_equal(mem_route_lookup_run(&r, 4096 + 64, 63, 64), &p[1]);
-    /* One port: the run may cross units of the same port. */
+    assert_int_equal(mem_route_run_length(&r, 4096, 64, 64), 64);
+    assert_int_equal(mem_route_run_length(&r, 4096, 128, 64), 64);
+    assert_int_equal(mem_route_run_length(&r, 4096 + 64, 64, 64), 63);
+    assert_int_equal(mem_route_run_length(&r, 4096 + 64, 10, 64), 10);
+    assert_int_equal(mem_route_run_length(&r, 2048, 64, 64), 32);
+    assert_int_equal(mem_route_run_length(&r, 4095, 3, 64), 1);
+    assert_int_equal(mem_route_run_length(&r, 0, 1, 64), 1);
+    /* The shortcut against the definition, at every line of two units. */
+    for (uint64_t a = 0; a < 2 * 4096; a += 64)
+        for (uint32_t n = 1; n <= 130; n += 43) {
+            uint32_t k = 1;
+            while (k < n && mem_route_lookup(&r, a + k * 64) ==
+                                mem_route_lookup(&r, a))
+                k++;
+            assert_int_equal(mem_route_run_length(&r, a, n, 64), k);
+        }
+    /* One port: the run crosses units of the same port. */
     mem_route_interleaved(&r, ports, 1, 256);
-    assert_ptr_equal(mem_route_lookup_run(&r, 128, 64, 64), &p[0]);
+    assert_int_equal(mem_route_run_length(&r, 128, 64, 64), 64);
+    /* Three ports, 256-byte units: the next unit of the same port is
+    ** three units on. */
+    mem_route_interleaved(&r, ports, 3, 256);
+    assert_int_equal(mem_route_run_length(&r, 0, 64, 64), 4);
     mem_route_single(&r, &p[2]);
-    assert_ptr_equal(mem_route_lookup_run(&r, 0, 64, 1 << 20), &p[2]);
+    assert_int_equal(mem_route_run_length(&r, 0, 64, 1 << 20), 64);
 }
 
 int main(void)
@@ -64,7 +81,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_single_survives_copy),
         cmocka_unit_test(test_interleaved),
-        cmocka_unit_test(test_lookup_run),
+        cmocka_unit_test(test_run_length),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

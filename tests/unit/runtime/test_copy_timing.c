@@ -9,7 +9,8 @@
 **     on one GPU, one spread over GPUs (MGS_GPU_ALL), and through a peer
 **     d2d between GPUs (which the statistics show went over RDMA);
 **   - bursts (the default) keep a copy's time, also when 4 engines copy
-**     over one host link at once;
+**     over one host link at once, and a burst over several L2 banks goes
+**     to each as one request (device runs);
 **   - coherence: a kernel after an h2d reads the new data, a d2h after a
 **     kernel reads its results, twice in a row (stale L2 lines would show),
 **     on 1 and 2 discrete GPUs, chunk by chunk and with device-side copy
@@ -201,7 +202,8 @@ static void test_h2d_time_pcie4(void **state)
     assert_true(ratio > 1.8 && ratio < 2.1);
 }
 
-/* Bursts (platform.copy_burst=4KB, the default) are a speed-up of the
+/* Bursts (platform.copy_burst=4KB; the default 8KB moves the same bursts
+** below 2 MiB: test_device_runs has 4 MiB) are a speed-up of the
 ** simulation only: against every chunk its own message (0) an h2d copy
 ** takes the same time within 0.05 % on PCIe 3.0 and 6.0, a d2h copy the
 ** same on PCIe 3.0 and less than 1 % more on 6.0 (a burst's host write
@@ -381,6 +383,42 @@ static void test_coherence_1gpu(void **state)
                     stat_of(&e, "HostPCIe.Link[0]", "a_to_b.payload_bytes") >
                 0);
     env_free(&e);
+}
+
+/* Device runs (dma.c device_run): a burst's device side goes as one
+** request per L2 bank its lines lie in. 4 MiB at 2 KiB into a buffer in
+** 8 KiB bursts: after the ramp each burst covers 2 KiB of one bank, 4 KiB
+** of the next and 2 KiB of a third (4 KiB of l2.interleave), so three
+** requests, where before runs every line of such a burst went alone. The
+** bytes round-trip and the copies take the time they take chunk by
+** chunk. */
+static void test_device_runs(void **state)
+{
+    (void)state;
+    const size_t n = 4 * MIB, off = 2048;
+    const char *burst[2] = {"platform.copy_burst=0", "platform.copy_burst=8KB"};
+    double time[2], runs = 0;
+    for (int k = 0; k < 2; k++) {
+        const char *sets[] = {burst[k], NULL};
+        rt_env e;
+        env_new(&e, MGS_MODE_TIMING, 1, "discrete", sets);
+        mgs_dptr d;
+        check_ok(mgs_malloc(e.rt, 0, n + off, &d), "malloc");
+        round_trip(&e, d, off, n, 5);
+        mgs_rt_totals t;
+        mgs_rt_totals_get(e.rt, &t);
+        time[k] = (double)t.copy_time_ps;
+        runs = stat_of(&e, "GPU[0].DMA", "device_bursts");
+        env_free(&e);
+    }
+    printf("# 4 MiB at 2 KiB, each way: %.3f us chunk by chunk, %.3f us in "
+           "8 KiB bursts, %.0f device runs\n", time[0] * 1e-6, time[1] * 1e-6,
+           runs);
+    /* About 510 full bursts each way, 3 runs each, and the ramps' short
+    ** bursts, one or two runs each (a run of one line is a plain request
+    ** and not counted): 3,088. */
+    assert_true(runs >= 2 * 3 * 500 && runs <= 2 * (3 * 512 + 32));
+    assert_true(within(time[1], time[0], 0.001));
 }
 
 /* Device-side bursts (dma.h device_bursts) against lines the L2 holds:
@@ -590,6 +628,7 @@ int main(void)
         cmocka_unit_test(test_coherence_1gpu),
         cmocka_unit_test(test_coherence_2gpu),
         cmocka_unit_test(test_coherence_bursts),
+        cmocka_unit_test(test_device_runs),
         cmocka_unit_test(test_instant_and_emu),
         cmocka_unit_test(test_other_platforms),
         cmocka_unit_test(test_host_link),
