@@ -9,8 +9,9 @@
 ** Library code never calls exit().
 **
 ** Programming errors are assertions; simulated faults (an illegal
-** instruction, a GPU memory fault, a deadlock) surface as MGS_EUNSUPPORTED,
-** MGS_EFAULT or MGS_EDEADLOCK once the simulation stops.
+** instruction, a GPU memory fault, a deadlock, a kernel's failed assert())
+** surface as MGS_EUNSUPPORTED, MGS_EFAULT, MGS_EDEADLOCK or MGS_EASSERT
+** once the simulation stops.
 */
 #ifndef MGSIM_ERRORS_H
 #define MGSIM_ERRORS_H
@@ -35,7 +36,8 @@
     X(EDB,          4, "results database error")                           \
     X(EINTERNAL,    4, "internal error")                                 \
     X(ELIMIT,       3, "simulation limit reached")                         \
-    X(EINTR,      130, "interrupted by a signal")
+    X(EINTR,      130, "interrupted by a signal")                        \
+    X(EASSERT,      3, "device-side assertion failed")
 
 enum {
     MGS_OK = 0,
@@ -72,6 +74,11 @@ int mgs_error_set(int code, const char *fmt, ...)
 const char *mgs_error_msg(void);
 /* The code last passed to mgs_error_set (MGS_OK if none). */
 int mgs_error_code(void);
+/* How many errors mgs_error_set recorded so far (this thread): tells a new
+** error from one already reported, e.g. a failed timing simulation that
+** answers every later call with its first error without recording it
+** again. */
+unsigned long mgs_error_serial(void);
 /* Forgets the last message. */
 void mgs_error_clear(void);
 

@@ -144,7 +144,9 @@ typedef struct mgs_rt_totals {
     uint64_t wf_insts;           /* wavefront instructions executed */
     uint64_t sim_time_ps;        /* simulated time of the kernels (timing
                                     mode): launch to completion, release
-                                    included; copies NOT included */
+                                    included, on any stream; copies NOT
+                                    included, except a stream's copy while
+                                    another stream's kernel runs */
     uint64_t copy_time_ps;       /* simulated time of the copies (timing
                                     mode, platform.copy_timing = dma; 0
                                     otherwise). The run's total simulated

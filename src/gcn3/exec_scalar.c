@@ -517,6 +517,15 @@ static int exec_sopp(gcn_wave *w, const gcn_inst *in)
     case GCN_OP_S_ENDPGM:
         w->done = true;
         return GCN_EXEC_BRANCHED;
+    case GCN_OP_S_TRAP:
+        /* Trap id 2 is llvm.trap (the AMDGPU trap handler ABI's
+        ** LLVMAMDHSATrap): a device assert() that failed, after printing
+        ** its message, or abort(). It ends the kernel, as ROCm's queue
+        ** error does. Other ids (debugger traps) stay unsupported. */
+        if (((uint32_t)in->simm16 & 0xff) == 2)
+            return mgs_error_set(MGS_EASSERT, "device-side assertion "
+                                 "failed (s_trap 2)");
+        return MGS_EUNSUPPORTED;
     case GCN_OP_S_BARRIER:
         w->at_barrier = true;
         return MGS_OK;

@@ -69,6 +69,47 @@ hipError_t hipGetDevice(int *dev)
     return hipSuccess;
 }
 
+/* The driver API's device handle is the device's number. */
+hipError_t hipDeviceGet(hipDevice_t *device, int ordinal)
+{
+    if (!device)
+        return mhip_fail(hipErrorInvalidValue, "hipDeviceGet",
+                         "device is NULL");
+    hipError_t e = check_dev(ordinal, "hipDeviceGet");
+    if (e) return e;
+    *device = ordinal;
+    return hipSuccess;
+}
+
+/* The deprecated context API: one context per device, the device's
+** primary context (what ROCm's hipCtxCreate gives too), so creating one
+** makes its device current and destroying it frees nothing. */
+struct ihipCtx_t {
+    int device;
+};
+static struct ihipCtx_t contexts[MHIP_MAX_GPUS];
+
+hipError_t hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t device)
+{
+    (void)flags; /* scheduling hints, as hipSetDeviceFlags */
+    if (!ctx)
+        return mhip_fail(hipErrorInvalidValue, "hipCtxCreate", "ctx is NULL");
+    hipError_t e = check_dev(device, "hipCtxCreate");
+    if (e) return e;
+    contexts[device].device = device;
+    mhip_set_current_device(device);
+    *ctx = &contexts[device];
+    return hipSuccess;
+}
+
+hipError_t hipCtxDestroy(hipCtx_t ctx)
+{
+    for (int i = 0; i < MHIP_MAX_GPUS; i++)
+        if (ctx == &contexts[i]) return hipSuccess;
+    return mhip_fail(hipErrorInvalidContext, "hipCtxDestroy",
+                     "%p is not a context of hipCtxCreate", (void *)ctx);
+}
+
 hipError_t hipSetDeviceFlags(unsigned flags)
 {
     /* Scheduling and host-mapping hints: meaningless for a simulator. */
@@ -212,7 +253,51 @@ hipError_t hipDeviceGetAttribute(int *value, hipDeviceAttribute_t attr,
     case hipDeviceAttributeCanMapHostMemory: *value = 1; break;
     case hipDeviceAttributeUnifiedAddressing: *value = 1; break;
     case hipDeviceAttributeComputeMode: *value = 0; break;
-    case hipDeviceAttributeEccEnabled: *value = 0; break;
+    case hipDeviceAttributeEccEnabled: *value = p.ECCEnabled; break;
+    case hipDeviceAttributePciDomainID: *value = p.pciDomainID; break;
+    case hipDeviceAttributeClockInstructionRate:
+        *value = p.clockInstructionRate; break;
+    case hipDeviceAttributeMaxSharedMemoryPerMultiprocessor:
+        *value = (int)p.maxSharedMemoryPerMultiProcessor; break;
+    case hipDeviceAttributeGcnArch: *value = p.gcnArch; break;
+    case hipDeviceAttributeTotalConstantMemory:
+        *value = (int)p.totalConstMem; break;
+    case hipDeviceAttributeMaxPitch: *value = (int)p.memPitch; break;
+    case hipDeviceAttributeTextureAlignment:
+        *value = (int)p.textureAlignment; break;
+    case hipDeviceAttributeTexturePitchAlignment:
+        *value = (int)p.texturePitchAlignment; break;
+    case hipDeviceAttributeCooperativeLaunch:
+        *value = p.cooperativeLaunch; break;
+    case hipDeviceAttributeCooperativeMultiDeviceLaunch:
+        *value = p.cooperativeMultiDeviceLaunch; break;
+    case hipDeviceAttributeCooperativeMultiDeviceUnmatchedFunc:
+        *value = p.cooperativeMultiDeviceUnmatchedFunc; break;
+    case hipDeviceAttributeCooperativeMultiDeviceUnmatchedGridDim:
+        *value = p.cooperativeMultiDeviceUnmatchedGridDim; break;
+    case hipDeviceAttributeCooperativeMultiDeviceUnmatchedBlockDim:
+        *value = p.cooperativeMultiDeviceUnmatchedBlockDim; break;
+    case hipDeviceAttributeCooperativeMultiDeviceUnmatchedSharedMem:
+        *value = p.cooperativeMultiDeviceUnmatchedSharedMem; break;
+    case hipDeviceAttributeKernelExecTimeout:
+        *value = p.kernelExecTimeoutEnabled; break;
+    case hipDeviceAttributeTccDriver: *value = p.tccDriver; break;
+    case hipDeviceAttributeIsLargeBar: *value = p.isLargeBar; break;
+    case hipDeviceAttributeAsicRevision: *value = p.asicRevision; break;
+    case hipDeviceAttributeDirectManagedMemAccessFromHost:
+        *value = p.directManagedMemAccessFromHost; break;
+    case hipDeviceAttributePageableMemoryAccess:
+        *value = p.pageableMemoryAccess; break;
+    case hipDeviceAttributePageableMemoryAccessUsesHostPageTables:
+        *value = p.pageableMemoryAccessUsesHostPageTables; break;
+    /* Not in hipDeviceProp_t. Copy engines: each simulated GPU has one DMA
+    ** engine (platform.copy_timing = dma), which copies overlap kernels on. */
+    case hipDeviceAttributeAsyncEngineCount: *value = 1; break;
+    /* No texture or image support (docs/hip.md, "Not provided"). */
+    case hipDeviceAttributeImageSupport: *value = 0; break;
+    /* Device atomics on host memory are not atomic with the host's
+    ** (zero-copy memory is exchanged at synchronisations, docs/hip.md). */
+    case hipDeviceAttributeHostNativeAtomicSupported: *value = 0; break;
     default:
         return mhip_fail(hipErrorNotSupported, call,
                          "attribute %d is not provided by libmgsim-hip",

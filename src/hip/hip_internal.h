@@ -57,6 +57,7 @@ typedef struct mhip_env {
 } mhip_env;
 
 #define MHIP_MAX_GPUS 64
+#define MHIP_FREED_KEEP 256       /* freed pointers remembered (messages) */
 
 /* Builds out from the variables read through getenv_fn (getenv in
 ** production, a table in tests). Returns MGS_OK or MGS_ECONFIG/MGS_ENOENT
@@ -159,12 +160,24 @@ typedef struct mhip_state {
 
     mhip_alloc *allocs;           /* owned array */
     size_t nallocs, cap_allocs;
+    /* End of the highest device range handed out, plus one page: the
+    ** runtime hands out device addresses upwards from MGS_DEVMEM_VA_BASE
+    ** and never reuses them (devmem.h), so an address below it that no
+    ** allocation holds is stale or past an end, never host memory. */
+    uint64_t device_va_end;
+    /* The starts of the latest freed allocations (a ring), so that a
+    ** second free names the first. */
+    const void *freed[MHIP_FREED_KEEP];
+    size_t nfreed;                /* frees so far */
 
     struct ihipModule_t *modules; /* every module, fatbin or loaded */
     struct ihipStream_t *streams;
     uint32_t next_stream_id;      /* last id given to a stream */
     struct ihipEvent_t *events;
     bool peer_enabled[MHIP_MAX_GPUS][MHIP_MAX_GPUS]; /* [from][to] */
+    /* An error the next synchronisation returns (hipErrorAssert of a
+    ** kernel emu mode ran at its launch), else hipSuccess. */
+    hipError_t deferred_error;
 } mhip_state;
 
 extern mhip_state mhip_g;

@@ -397,11 +397,18 @@ hipError_t mhip_launch(struct ihipModuleSymbol_t *f, dim3 grid, dim3 block,
     };
     int rc = mgs_launch_kernel(mhip_g.rt, f->kernel, &l);
     mhip_g.counts.launches++;
-    if (rc)
-        return mhip_fail(rc == MGS_EFAULT ? hipErrorIllegalAddress
-                                          : hipErrorLaunchFailure,
-                         call, "kernel %s: %s", f->name, mgs_error_msg());
-    return hipSuccess;
+    if (!rc) return hipSuccess;
+    hipError_t err = rc == MGS_EFAULT     ? hipErrorIllegalAddress
+                     : rc == MGS_EASSERT  ? hipErrorAssert
+                                          : hipErrorLaunchFailure;
+    /* A kernel's assert() is an asynchronous error in HIP, reported by
+    ** the synchronisation after the launch: emu mode ran the kernel
+    ** already, so the next synchronisation returns it too. */
+    if (err == hipErrorAssert) mhip_g.deferred_error = err;
+    const char *msg = mgs_error_msg();
+    if (strncmp(msg, "kernel ", 7) == 0) /* it names the kernel already */
+        return mhip_fail(err, call, "%s", msg);
+    return mhip_fail(err, call, "kernel %s: %s", f->name, msg);
 }
 
 hipError_t hipLaunchKernel(const void *function_address, dim3 grid,
@@ -422,16 +429,12 @@ hipError_t hipLaunchKernel(const void *function_address, dim3 grid,
                        "hipLaunchKernel");
 }
 
-hipError_t hipFuncGetAttributes(struct hipFuncAttributes *attr,
-                                const void *func)
+/* The attributes of kernel f (from its code object's metadata). */
+static hipError_t func_attributes(struct ihipModuleSymbol_t *f,
+                                  struct hipFuncAttributes *attr,
+                                  const char *call)
 {
-    if (!attr) return mhip_ret(hipErrorInvalidValue);
-    struct ihipModuleSymbol_t *f = find_host_fn(func);
-    if (!f)
-        return mhip_fail(hipErrorInvalidDeviceFunction,
-                         "hipFuncGetAttributes",
-                         "%p is not a registered kernel", func);
-    hipError_t e = mhip_function_prepare(f, "hipFuncGetAttributes");
+    hipError_t e = mhip_function_prepare(f, call);
     if (e) return e;
     const gcn_kernel *k = f->meta;
     memset(attr, 0, sizeof *attr);
@@ -443,6 +446,53 @@ hipError_t hipFuncGetAttributes(struct hipFuncAttributes *attr,
     attr->maxThreadsPerBlock =
         (int)(k->max_flat_workgroup_size ? k->max_flat_workgroup_size : 1024);
     attr->numRegs = (int)k->vgpr_count;
+    return hipSuccess;
+}
+
+hipError_t hipFuncGetAttributes(struct hipFuncAttributes *attr,
+                                const void *func)
+{
+    if (!attr) return mhip_ret(hipErrorInvalidValue);
+    struct ihipModuleSymbol_t *f = find_host_fn(func);
+    if (!f)
+        return mhip_fail(hipErrorInvalidDeviceFunction,
+                         "hipFuncGetAttributes",
+                         "%p is not a registered kernel", func);
+    return func_attributes(f, attr, "hipFuncGetAttributes");
+}
+
+/* One attribute of a module's function (hipModuleGetFunction), the same
+** values hipFuncGetAttributes gives. */
+hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attrib,
+                               hipFunction_t hfunc)
+{
+    const char *call = "hipFuncGetAttribute";
+    if (!value || !hfunc)
+        return mhip_fail(hipErrorInvalidValue, call, "NULL argument");
+    struct hipFuncAttributes a;
+    hipError_t e = func_attributes(hfunc, &a, call);
+    if (e) return e;
+    switch (attrib) {
+    case HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+        *value = a.maxThreadsPerBlock; break;
+    case HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+        *value = (int)a.sharedSizeBytes; break;
+    case HIP_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
+        *value = (int)a.constSizeBytes; break;
+    case HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+        *value = (int)a.localSizeBytes; break;
+    case HIP_FUNC_ATTRIBUTE_NUM_REGS: *value = a.numRegs; break;
+    case HIP_FUNC_ATTRIBUTE_PTX_VERSION: *value = a.ptxVersion; break;
+    case HIP_FUNC_ATTRIBUTE_BINARY_VERSION: *value = a.binaryVersion; break;
+    case HIP_FUNC_ATTRIBUTE_CACHE_MODE_CA: *value = a.cacheModeCA; break;
+    case HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+        *value = a.maxDynamicSharedSizeBytes; break;
+    case HIP_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+        *value = a.preferredShmemCarveout; break;
+    default:
+        return mhip_fail(hipErrorInvalidValue, call,
+                         "unknown attribute %d", (int)attrib);
+    }
     return hipSuccess;
 }
 

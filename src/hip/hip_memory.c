@@ -18,9 +18,12 @@
 **           write the program is allowed to make; a buffer allocated after
 **           the launch stays host-owned and is never overwritten.
 **   host    anything else: ordinary host memory.
-** Copies classify both pointers; an explicit hipMemcpyKind must agree with
-** the classes (a host pointer where the kind says device is
-** hipErrorInvalidValue, never a wild host access). Copies are
+** Copies classify both pointers and, as ROCm 5.2 does (rocclr
+** ihipMemcpy), take the direction from them whenever the runtime knows
+** either pointer, whatever the hipMemcpyKind says; between two pointers it
+** does not know only a host-to-host kind (or hipMemcpyDefault) is valid. A
+** device address outside every allocation (freed, past an end) is
+** hipErrorInvalidValue, never a wild host access. Copies are
 ** synchronous, except hipMemcpyAsync between a host buffer and device
 ** memory: it is queued on its stream of the runtime (mgs_memcpy_*_stream)
 ** and runs at the next blocking call together with the other streams'
@@ -33,6 +36,7 @@
 
 #include "hip/hip_internal.h"
 #include "mgsim/errors.h"
+#include "runtime/devmem.h"
 #include "util/xmalloc.h"
 
 #define HOST_ALIGN 4096
@@ -78,6 +82,39 @@ mhip_alloc *mhip_alloc_find_host(const void *p)
             return a;
     }
     return NULL;
+}
+
+static void note_device_range(uint64_t dev, size_t size)
+{
+    uint64_t end = dev + size + mhip_g.env.cfg.gpu_page_size;
+    if (end > mhip_g.device_va_end) mhip_g.device_va_end = end;
+}
+
+/* Whether p lies where the runtime hands out device addresses (then, if no
+** allocation holds it, it is a stale or overflowing device pointer). */
+static bool in_device_space(const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    return a >= MGS_DEVMEM_VA_BASE && a < mhip_g.device_va_end;
+}
+
+static void note_freed(const void *p)
+{
+    mhip_g.freed[mhip_g.nfreed++ % MHIP_FREED_KEEP] = p;
+}
+
+/* A new host buffer at p is no longer "already freed". */
+static void forget_freed(const void *p)
+{
+    for (size_t i = 0; i < MHIP_FREED_KEEP; i++)
+        if (mhip_g.freed[i] == p) mhip_g.freed[i] = NULL;
+}
+
+static bool was_freed(const void *p)
+{
+    for (size_t i = 0; p && i < MHIP_FREED_KEEP; i++)
+        if (mhip_g.freed[i] == p) return true;
+    return false;
 }
 
 void mhip_memory_release_all(void)
@@ -143,7 +180,9 @@ hipError_t mhip_sync_all(void)
         hipError_t e = mhip_shared_out(&mhip_g.allocs[i], "synchronize");
         if (e) return e;
     }
-    return hipSuccess;
+    hipError_t deferred = mhip_g.deferred_error; /* reported at its launch */
+    mhip_g.deferred_error = hipSuccess;
+    return mhip_ret(deferred);
 }
 
 /* ---- allocation --------------------------------------------------------- */
@@ -169,6 +208,7 @@ static hipError_t alloc_common(void **ptr, size_t size, mhip_mem_kind kind,
         }
         /* Zeroed like the never-written shadow; host-owned from now. */
         memset(a->host, 0, rounded);
+        forget_freed(a->host);
     }
     *ptr = a->host ? a->host : (void *)(uintptr_t)a->dev;
     return hipSuccess;
@@ -217,6 +257,9 @@ static hipError_t free_common(void *ptr, bool host_api, const char *call)
                          "%p was not allocated by libmgsim-hip", ptr);
     mhip_alloc *a = mhip_alloc_find_device((uintptr_t)ptr);
     if (!a) a = mhip_alloc_find_host(ptr);
+    if (!a && was_freed(ptr))
+        return mhip_fail(hipErrorInvalidValue, call,
+                         "%p was already freed", ptr);
     if (!a || (a->host ? a->host != ptr : a->dev != (uintptr_t)ptr))
         return mhip_fail(hipErrorInvalidValue, call,
                          "%p is not the start of an allocation", ptr);
@@ -237,6 +280,7 @@ static hipError_t free_common(void *ptr, bool host_api, const char *call)
     int rc = mgs_free(mhip_g.rt, a->dev);
     free(a->host);
     alloc_remove(a);
+    note_freed(ptr);
     if (rc)
         return mhip_fail(mhip_from_mgs(rc), call, "%s", mgs_error_msg());
     return hipSuccess;
@@ -316,6 +360,11 @@ static hipError_t classify(const void *p, size_t n, ptr_class *cls,
         *cls = PTR_SHARED;
         return hipSuccess;
     }
+    if (in_device_space(p))
+        return mhip_fail(hipErrorInvalidValue, call,
+                         "%s %p is a device address outside every "
+                         "allocation (%s)", what, p,
+                         was_freed(p) ? "freed" : "freed, or past an end");
     *cls = PTR_HOST;
     return hipSuccess;
 }
@@ -350,21 +399,17 @@ static hipError_t copy_as(void *dst, const void *src, size_t n,
     if ((e = classify(dst, n, &dc, call, "destination")) ||
         (e = classify(src, n, &sc, call, "source")))
         return e;
-    /* An explicit kind must agree with where the pointers are. */
-    bool dst_dev = kind == hipMemcpyHostToDevice ||
-                   kind == hipMemcpyDeviceToDevice;
-    bool src_dev = kind == hipMemcpyDeviceToHost ||
-                   kind == hipMemcpyDeviceToDevice;
-    if (kind != hipMemcpyDefault) {
-        if (dst_dev ? dc == PTR_HOST : dc == PTR_DEVICE)
-            return mhip_fail(hipErrorInvalidValue, call,
-                             "destination %p is not a %s pointer (%s)", dst,
-                             dst_dev ? "device" : "host", kind_name(kind));
-        if (src_dev ? sc == PTR_HOST : sc == PTR_DEVICE)
-            return mhip_fail(hipErrorInvalidValue, call,
-                             "source %p is not a %s pointer (%s)", src,
-                             src_dev ? "device" : "host", kind_name(kind));
-    }
+    /* The pointers give the direction, as in ROCm 5.2 (rocclr
+    ** ihipMemcpy ignores the kind when it knows either pointer; the
+    ** bandwidth sample of rocm-examples copies host to device with
+    ** hipMemcpyDeviceToHost). Between two pointers the runtime does not
+    ** know, a kind that names device memory is wrong. */
+    if (dc == PTR_HOST && sc == PTR_HOST && kind != hipMemcpyHostToHost &&
+        kind != hipMemcpyDefault)
+        return mhip_fail(hipErrorInvalidValue, call,
+                         "neither %p nor %p is device, managed or "
+                         "registered host memory (%s)", dst, src,
+                         kind_name(kind));
     int rc = MGS_OK;
     mgs_rt *rt = mhip_g.rt;
     if (async && dc == PTR_DEVICE && sc == PTR_HOST) {
@@ -421,6 +466,7 @@ hipError_t mhip_alloc_record(mhip_mem_kind kind, size_t size,
     a->dev = dev;
     a->size = size;
     a->host_link = host_link;
+    note_device_range(dev, size);
     *out = a;
     return hipSuccess;
 }
@@ -443,6 +489,7 @@ void mhip_alloc_add_symbol(int gpu, uint64_t dev, size_t size)
     a->gpu = gpu;
     a->dev = dev;
     a->size = size;
+    note_device_range(dev, size);
 }
 
 hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKind k)
@@ -458,6 +505,17 @@ hipError_t hipMemcpyAsync(void *dst, const void *src, size_t n,
                          "invalid stream");
     return copy_as(dst, src, n, k, "hipMemcpyAsync", true,
                    mhip_stream_id(stream));
+}
+
+/* A synchronous copy in the stream's order: the work issued before it
+** runs first, as for hipMemcpy. */
+hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t n,
+                               hipMemcpyKind k, hipStream_t stream)
+{
+    if (!mhip_stream_valid(stream))
+        return mhip_fail(hipErrorInvalidHandle, "hipMemcpyWithStream",
+                         "invalid stream");
+    return copy(dst, src, n, k, "hipMemcpyWithStream");
 }
 
 hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t n)

@@ -13,6 +13,12 @@
 ** strictly better ones: fewer, larger work-groups); the
 ** grid size returned is the work-groups that fill every CU of the device
 ** once at that occupancy.
+**
+** hipLaunchCooperativeKernel launches like hipLaunchKernel when every
+** work-group of the grid can be resident at once by that count (its
+** promise to a kernel that synchronises the whole grid), else it is
+** hipErrorCooperativeLaunchTooLarge. Grid-wide synchronisation itself
+** (cooperative groups' grid.sync()) is not modelled (docs/hip.md).
 */
 #include "hip/hip_internal.h"
 #include "mgsim/errors.h"
@@ -158,4 +164,39 @@ hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(
         return mhip_fail(hipErrorInvalidValue, call, "flags 0x%x", flags);
     return best_block(f, dynSharedMemPerBlk, blockSizeLimit, gridSize,
                       blockSize, call);
+}
+
+hipError_t hipLaunchCooperativeKernel(const void *f, dim3 grid, dim3 block,
+                                      void **kernelParams,
+                                      unsigned int sharedMemBytes,
+                                      hipStream_t stream)
+{
+    const char *call = "hipLaunchCooperativeKernel";
+    hipError_t e;
+    struct ihipModuleSymbol_t *k = kernel_of(f, call, &e);
+    if (!k) return e;
+    if (!mhip_stream_valid(stream))
+        return mhip_fail(hipErrorInvalidHandle, call, "invalid stream");
+    int groups;
+    uint64_t threads = (uint64_t)block.x * block.y * block.z;
+    if (threads == 0 || threads > 1024)
+        return hipLaunchKernel(f, grid, block, kernelParams, sharedMemBytes,
+                               stream); /* its own error line */
+    if ((e = occupancy(k, (int)threads, sharedMemBytes, &groups, call)))
+        return e;
+    hipDeviceProp_t p;
+    if ((e = hipGetDeviceProperties(&p, mhip_stream_device(stream))))
+        return e;
+    uint64_t resident = (uint64_t)groups * (uint64_t)p.multiProcessorCount;
+    uint64_t wanted = (uint64_t)grid.x * grid.y * grid.z;
+    if (wanted > resident)
+        return mhip_fail(hipErrorCooperativeLaunchTooLarge, call,
+                         "kernel %s: %llu work-groups of %llu work-items, "
+                         "but only %llu can be resident at once (%d per CU "
+                         "x %d CUs)", k->name, (unsigned long long)wanted,
+                         (unsigned long long)threads,
+                         (unsigned long long)resident, groups,
+                         p.multiProcessorCount);
+    return hipLaunchKernel(f, grid, block, kernelParams, sharedMemBytes,
+                           stream);
 }

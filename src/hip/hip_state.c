@@ -37,11 +37,22 @@ hipError_t mhip_ret(hipError_t err)
 
 hipError_t mhip_fail(hipError_t err, const char *call, const char *fmt, ...)
 {
+    /* The runtime error that the last line quoted (mgs_error_serial). */
+    static unsigned long printed_serial;
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    /* A failed timing simulation answers every later copy or launch with
+    ** its first error (a kernel's memory fault), not recorded again: the
+    ** line naming it is printed once, the later calls return the code. */
+    bool quotes_runtime = mgs_error_code() != MGS_OK &&
+                          strstr(msg, mgs_error_msg()) != NULL;
+    if (quotes_runtime) {
+        if (mgs_error_serial() == printed_serial) return mhip_ret(err);
+        printed_serial = mgs_error_serial();
+    }
     fprintf(stderr, "mgsim-hip: %s: %s (%s)\n", call, msg,
             hipGetErrorName(err));
     return mhip_ret(err);
@@ -61,6 +72,7 @@ hipError_t mhip_from_mgs(int code)
     case MGS_EUNSUPPORTED: return hipErrorLaunchFailure;
     case MGS_EDEADLOCK: return hipErrorLaunchTimeOut;
     case MGS_ESIM: return hipErrorLaunchFailure;
+    case MGS_EASSERT: return hipErrorAssert;
     default: return hipErrorUnknown;
     }
 }

@@ -34,6 +34,9 @@
 ** first copy if no launch built it yet, and mgs_timing_copy (timing.h)
 ** moves the bytes with the GPUs' DMA engines over PCIe / RDMA; their time
 ** adds to totals.copy_time_ps, kept apart from the kernels' sim_time_ps.
+** Queued work of several streams (async_flush) runs overlapped: the part
+** of its span during which a kernel ran counts as kernel time, the rest
+** as copy time.
 ** An overlapping d2d (memmove) bounces through a host buffer, 64 KiB at a
 ** time, as a d2h then an h2d. memset stays instant in every mode (it acts
 ** on the backing store between operations, when no cache holds data - a
@@ -1289,8 +1292,7 @@ static int launch(mgs_rt *rt, mgs_kernel *k, const mgs_launch *l,
     rt->totals.workgroups += done;
     rt->totals.wavefronts += emu.wavefronts;
     rt->totals.wf_insts += emu.wf_insts;
-    if (!rc)
-        rt->totals.kernels++;
+    rt->totals.kernels++;   /* ran, as timing mode counts a posted launch */
     gcn_emu_destroy(&emu);
     free_bufs(rt, &bufs);
     if (!rc && rt->hook)
@@ -1745,20 +1747,37 @@ static int async_flush(mgs_rt *rt)
     mgs_timing_task_result *res = mgs_xcalloc(rt->nasync ? rt->nasync : 1,
                                               sizeof *res);
     uint32_t n = 0;
-    bool launches = false;
+    bool launches = false, copies = false;
     for (size_t i = 0; i < rt->nasync; i++)
-        for (size_t j = 0; j < rt->async[i].prog->nops; j++)
-            launches |= rt->async[i].prog->ops[j].kind == MGS_TIMING_OP_LAUNCH;
+        for (size_t j = 0; j < rt->async[i].prog->nops; j++) {
+            bool launch = rt->async[i].prog->ops[j].kind ==
+                          MGS_TIMING_OP_LAUNCH;
+            launches |= launch;
+            copies |= !launch;
+        }
     for (size_t i = 0; i < rt->nasync; i++)
         if (rt->async[i].prog->nops)
             tasks[n++] = (mgs_timing_task){.gpu = rt->async[i].gpu,
                                            .ops = rt->async[i].prog->ops,
                                            .nops = rt->async[i].prog->nops};
+    /* Streams overlap, so the span is split, not summed: the time during
+    ** which a kernel ran (a copy beside it included) and the release after
+    ** the kernels are kernel time, the rest copy time (all of it kernel
+    ** time when nothing was copied); together they are the span, as the
+    ** totals' sum is the run's simulated time. */
     mgs_time t0 = mgs_timing_now(rt->timing);
     int rc = n ? mgs_timing_replay(rt->timing, tasks, n, 0, res) : MGS_OK;
-    if (!rc && launches)
+    mgs_time kernels = rc ? 0 : mgs_timing_replay_launch_time(rt->timing);
+    if (!rc && launches) {
+        mgs_time r0 = mgs_timing_now(rt->timing);
         rc = mgs_timing_peer_release(rt->timing);
-    rt->totals.copy_time_ps += mgs_timing_now(rt->timing) - t0;
+        kernels += mgs_timing_now(rt->timing) - r0;
+    }
+    mgs_time span = mgs_timing_now(rt->timing) - t0;
+    if (kernels > span || !copies)
+        kernels = span;
+    rt->totals.sim_time_ps += kernels;
+    rt->totals.copy_time_ps += span - kernels;
     platform *p = mgs_timing_platform(rt->timing);
     for (uint32_t i = 0; !rc && i < n; i++) {
         rt->totals.workgroups += res[i].workgroups;

@@ -81,6 +81,7 @@ struct mgs_timing {
     uint64_t mem_per_gpu;
     gpu_launch launch[TM_MAX_GPUS]; /* the launch in flight, per model */
     uint64_t last_wgs[TM_MAX_GPUS];
+    mgs_time replay_launch_time; /* of the last mgs_timing_replay */
     /* Posted and not yet synchronised (mgs_timing_post / _sync). */
     bool posted[TM_MAX_GPUS];
     uint32_t nposted;
@@ -440,6 +441,11 @@ uint64_t mgs_timing_last_wgs(const mgs_timing *t, uint32_t i)
 }
 
 platform *mgs_timing_platform(mgs_timing *t) { return t->plat; }
+
+mgs_time mgs_timing_replay_launch_time(const mgs_timing *t)
+{
+    return t->replay_launch_time;
+}
 
 mgs_time mgs_timing_now(const mgs_timing *t) { return eng_now(t->eng); }
 sim_engine *mgs_timing_engine(mgs_timing *t) { return t->eng; }
@@ -1167,6 +1173,11 @@ typedef struct tm_replay {
     mgs_time end;             /* no iteration starts at or after it */
     mgs_time window_start;
     int status;               /* first simulation error */
+    /* Launches holding a command processor now, since when, and the time
+    ** so far during which at least one did (mgs_timing_replay_launch_time:
+    ** the runtime counts that part of a replay as kernel time). */
+    uint32_t launches_running;
+    mgs_time launches_since, launch_time;
 } tm_replay;
 
 /* The op's commands, all on engine e: physically contiguous page runs
@@ -1247,6 +1258,8 @@ static bool replay_take_cp(tm_replay *rp, tm_rtask *k)
             return true;
         }
         k->phase = RP_LAUNCH;
+        if (!rp->launches_running++)
+            rp->launches_since = eng_now(t->eng);
     }
     rp->cp_owner[k->e] = self;
     post_launch(t, k->e);
@@ -1375,6 +1388,8 @@ static bool replay_task_tick(tm_replay *rp, tm_rtask *k)
             }
             if (k->phase == RP_LAUNCH) {
                 const cp_msg *m = &d->msg[e];
+                if (!--rp->launches_running)
+                    rp->launch_time += now - rp->launches_since;
                 k->r.workgroups += m->wg_index;
                 k->r.wavefronts += m->wg_index *
                                    rp->t->launch[e].waves_per_group;
@@ -1535,6 +1550,7 @@ int mgs_timing_replay(mgs_timing *t, const mgs_timing_task *tasks, uint32_t n,
             t->failed = rc;
         }
     }
+    t->replay_launch_time = rc ? 0 : rp.launch_time;
     for (uint32_t i = 0; i < n && !rc; i++) {
         tm_rtask *k = &rp.tasks[i];
         res[i] = k->r;

@@ -204,6 +204,10 @@ typedef struct mgs_timing_task_result {
 } mgs_timing_task_result;
 int mgs_timing_replay(mgs_timing *t, const mgs_timing_task *tasks, uint32_t n,
                       mgs_time window, mgs_timing_task_result *res);
+/* Of the last successful mgs_timing_replay's span, the simulated time
+** during which at least one of its launches ran (ps; copies overlapping
+** them included, copies alone not). */
+mgs_time mgs_timing_replay_launch_time(const mgs_timing *t);
 /* After replayed launches: the protocol's peer release on every GPU model
 ** (as mgs_timing_sync after launches on several GPUs). */
 int mgs_timing_peer_release(mgs_timing *t);

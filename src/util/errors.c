@@ -10,6 +10,7 @@
 
 static _Thread_local char last_msg[1024];
 static _Thread_local int last_code;
+static _Thread_local unsigned long serial; /* mgs_error_set calls */
 
 #define IDX(code) ((code) - MGS_ERROR_BASE_ - 1)
 
@@ -62,7 +63,13 @@ int mgs_error_set(int code, const char *fmt, ...)
     vsnprintf(last_msg, sizeof last_msg, fmt, ap);
     va_end(ap);
     last_code = code;
+    serial++;
     return code;
+}
+
+unsigned long mgs_error_serial(void)
+{
+    return serial;
 }
 
 const char *mgs_error_msg(void)

@@ -7,11 +7,7 @@
 # and timing mode give the same lines.
 set -u
 prog="${MGSIM_BUILD:-build/san}/tests/unit/hip/progs/past_end"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-export MGSIM_DB=none MGSIM_QUIET=1
-unset MGSIM_MODE MGSIM_PLATFORM MGSIM_CONFIG MGSIM_SET MGSIM_PRESET MGSIM_GPUS
+. "$(dirname "$0")/lib_hip.bash"
 [ -x "$prog" ] || fail "$prog not built"
 
 for mode in emu timing; do

@@ -13,26 +13,11 @@
 # MGSIM_* setting ends with one clear line instead of a crash.
 set -u
 ex="${MGSIM_BUILD:-build/san}/examples/hip"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-export MGSIM_DB=none MGSIM_QUIET=1
-unset MGSIM_MODE MGSIM_PLATFORM MGSIM_CONFIG MGSIM_SET MGSIM_PRESET MGSIM_GPUS
+. "$(dirname "$0")/lib_hip.bash"
 
 for p in vecadd managed managed_turns halo globals occupancy zerocopy pitched printf; do
     [ -x "$ex/$p" ] || fail "$ex/$p not built (make test builds it via mk/hip.mk)"
 done
-
-# run NAME EXPECTED_RC ARGS... : output in $tmp/out, $tmp/err
-run() {
-    local want=$1; shift
-    "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-    if [ "$rc" -ne "$want" ]; then
-        echo "--- stdout"; cat "$tmp/out"; echo "--- stderr"; cat "$tmp/err"
-        fail "$* exited $rc, expected $want"
-    fi
-}
-expect_out() { grep -a -q -- "$1" "$tmp/out" || { cat "$tmp/out"; fail "stdout lacks '$1'"; }; }
 
 run 0 "$ex/vecadd"
 expect_out "gfx803"

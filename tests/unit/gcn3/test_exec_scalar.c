@@ -276,6 +276,14 @@ static void test_branches_and_status(void **state)
     /* An unmodelled SOPP is reported, not ignored. */
     assert_int_equal(run(sop(GCN_OP_S_TRAP, GCN_FMT_SOPP, 0, 0, 0)),
                      MGS_EUNSUPPORTED);
+    /* s_trap 2 (llvm.trap: a failed device assert) is an assertion;
+    ** the debugger's s_trap 3 stays unsupported. */
+    gcn_inst trap = sop(GCN_OP_S_TRAP, GCN_FMT_SOPP, 0, 0, 0);
+    trap.simm16 = 2;
+    assert_int_equal(run(trap), MGS_EASSERT);
+    assert_non_null(strstr(mgs_error_msg(), "device-side assertion"));
+    trap.simm16 = 3;
+    assert_int_equal(run(trap), MGS_EUNSUPPORTED);
 }
 
 static gcn_inst smem(gcn_op op, unsigned sdata, unsigned sbase, uint32_t off)

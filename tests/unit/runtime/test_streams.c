@@ -12,7 +12,9 @@
 **   - stream order holds with real data: a kernel reads what an earlier
 **     copy on its stream wrote, a d2h reads what the kernel wrote;
 **   - work on stream 0 behind another stream's queued work runs that
-**     work first.
+**     work first;
+**   - a kernel on a stream counts as kernel time (totals.sim_time_ps),
+**     not copy time, alone and beside a copy on another stream.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -218,6 +220,37 @@ static void test_default_stream_waits(void **state)
     rig_free(r);
 }
 
+/* A stream's kernel is kernel time: alone, all its time; beside a copy
+** on another stream, at least the kernel's time alone, the split still
+** summing to the span. */
+static void test_stream_kernel_is_kernel_time(void **state)
+{
+    (void)state;
+    rig *r = rig_new();
+    mgs_rt_totals t0, t1;
+    mgs_rt_totals_get(r->rt, &t0);
+    launch(r, 1);
+    assert_int_equal(mgs_synchronize(r->rt), MGS_OK);
+    mgs_rt_totals_get(r->rt, &t1);
+    mgs_time alone = t1.sim_time_ps - t0.sim_time_ps;
+    assert_true(alone > 0);
+    assert_true(t1.copy_time_ps == t0.copy_time_ps);
+    check_sum(r);
+
+    mgs_rt_totals_get(r->rt, &t0);
+    assert_int_equal(mgs_memcpy_h2d_stream(r->rt, 2, r->x, r->hx, COPY),
+                     MGS_OK);
+    launch(r, 1);
+    assert_int_equal(mgs_synchronize(r->rt), MGS_OK);
+    mgs_rt_totals_get(r->rt, &t1);
+    assert_true(t1.sim_time_ps - t0.sim_time_ps >= alone);
+    printf("stream kernel: alone %.2f us; beside a copy %.2f us kernels + "
+           "%.2f us copies\n", alone / 1e6,
+           (t1.sim_time_ps - t0.sim_time_ps) / 1e6,
+           (t1.copy_time_ps - t0.copy_time_ps) / 1e6);
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +258,7 @@ int main(void)
         cmocka_unit_test(test_h2d_overlaps_d2h),
         cmocka_unit_test(test_stream_order_with_data),
         cmocka_unit_test(test_default_stream_waits),
+        cmocka_unit_test(test_stream_kernel_is_kernel_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
