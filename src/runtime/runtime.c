@@ -1582,15 +1582,16 @@ int mgs_rt_trace_close(mgs_rt *rt, uint64_t *recorded, uint64_t *dropped)
     return rc;
 }
 
-/* The engine's progress callback: the runtime's view of it. */
+/* The engine's progress callback: the runtime's view of it. The time is
+** the engine's report (with partitions, the furthest one's: the root
+** engine's own clock stands still while they run). */
 static void engine_progress(const eng_progress_info *info, void *ud)
 {
-    (void)info;
     mgs_rt *rt = ud;
     mgs_timing_progress tp;
     mgs_timing_progress_get(rt->timing, &tp);
     mgs_rt_progress p = {
-        .sim_time_ps = tp.now, .wf_insts = tp.wf_insts,
+        .sim_time_ps = info->now, .wf_insts = tp.wf_insts,
         .kernels = rt->totals.kernels, .wgs_done = tp.wgs_done,
         .wgs_started = tp.wgs_started, .wgs_total = tp.wgs_total, .copy_cmds_done = tp.copy_cmds_done,
         .copy_cmds_total = tp.copy_cmds_total};

@@ -22,4 +22,13 @@ inside=$(tr '\r' '\n' < "$ERR" | grep -c 'kernel: [0-9]*/256 WGs done, [0-9]* st
 [ "$inside" -ge 2 ] || fail "progress refreshed inside the kernel ($inside lines)"
 tr '\r' '\n' < "$ERR" | grep -q 'kernel: 0/256 WGs done' ||
     fail "work-groups shown before any finished"
+# With the parallel engine the simulated time shown advances inside the
+# kernel too (it once stood at the kernel's start: the root engine's clock
+# does not move while the partitions run).
+expect_exit 0 "$MGSIM" run mm --param n=256 --mode timing --db "$TMP/g.db" \
+    --platform unified --gpus 4 --set sim.partition=gpu \
+    --set output.progress=on
+times=$(tr '\r' '\n' < "$ERR" | grep 'kernel: [0-9]*/256 WGs done' |
+        sed -n 's/.*sim \([0-9.]* [a-z]*s\) .*/\1/p' | sort -u | wc -l)
+[ "$times" -ge 2 ] || fail "simulated time advances in a partitioned kernel ($times values)"
 echo ok
