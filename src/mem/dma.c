@@ -67,6 +67,8 @@ typedef struct dma_slot {
     uint32_t held;         /* chunks of max_inflight it holds (an h2d
                               burst gives one back per write answered) */
     uint32_t released;     /* paced parts acted on so far */
+    uint32_t run;          /* h2d: parts of the next device write, from
+                              part released on (device_run) */
     mgs_time first, step;  /* a burst's host answer: its part i reaches us
                               at first + i * step; an h2d burst's device
                               writes and a d2h burst's acknowledgements are
@@ -427,12 +429,13 @@ static bool pace_parts(dma_engine *d)
         if (s->stage == STAGE_WRITE) {
             /* Each device write once its last part has come. */
             while (s->released < s->parts) {
-                uint32_t n = device_run(d, s, s->released);
-                if (s->first + (s->released + n - 1) * s->step >= now)
+                if (s->first + (s->released + s->run - 1) * s->step >= now)
                     break;
                 progress = true;
-                device_request(d, s, MEM_WRITE, s->released, n);
-                s->released += n;
+                device_request(d, s, MEM_WRITE, s->released, s->run);
+                s->released += s->run;
+                if (s->released < s->parts)
+                    s->run = device_run(d, s, s->released);
             }
         } else if (s->first < now) {
             /* Acknowledgements: every part i with first + i * step < now
@@ -468,8 +471,7 @@ static mgs_time next_part_time(const dma_engine *d)
         return MGS_TIME_MAX;
     const dma_slot *s = &d->slots[d->pace_q[d->pace_head]];
     if (s->stage != STAGE_ACKS) /* the last part of the next device write */
-        return s->first +
-               (s->released + device_run(d, s, s->released) - 1) * s->step;
+        return s->first + (s->released + s->run - 1) * s->step;
     /* Acknowledgements matter only to an issue waiting for d->need
     ** chunks and at a burst's last part (its slot and maybe its copy
     ** done): the part that completes the need, parts given back in
@@ -497,6 +499,7 @@ static void pace_answer(dma_engine *d, dma_slot *s, const mem_msg *rsp,
 {
     s->stage = stage;
     s->released = 0;
+    s->run = stage == STAGE_WRITE ? device_run(d, s, 0) : 0;
     if (rsp->burst_last) {
         /* Delivered with its first part: the attachment's delay later. */
         s->first = rsp->base.arrive_time;

@@ -648,7 +648,6 @@ static int run_posted(mgs_timing *t, const bool *posted)
 void mgs_timing_progress_get(mgs_timing *t, mgs_timing_progress *out)
 {
     memset(out, 0, sizeof *out);
-    out->now = eng_now(t->eng);
     for (uint32_t i = 0; i < t->nmodels; i++) {
         uint64_t done, started, total;
         cp_progress(gpu_build_cp(platform_gpu(t->plat, i)), &done, &started,

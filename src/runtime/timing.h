@@ -153,7 +153,6 @@ void mgs_timing_placed(mgs_timing *t, uint64_t va, uint64_t n, int gpu);
 ** in flight, wavefront instructions executed so far, and the copy
 ** commands of the copy in flight. */
 typedef struct mgs_timing_progress {
-    mgs_time now;
     uint64_t wgs_done, wgs_started, wgs_total;
     uint64_t wf_insts;
     uint64_t copy_cmds_done, copy_cmds_total;
