@@ -16,6 +16,8 @@
 ** not on which window made or merged a post.
 ** So each partition fires the same events in the same order whatever the
 ** thread count, and results are identical for sim.threads = 1, 2, 4, ...
+** With two threads or more the partitions run ahead between boundaries
+** instead of in windows: partition_ahead.c.
 */
 #include "sim/partition.h"
 
@@ -32,6 +34,7 @@
 
 #include "mgsim/errors.h"
 #include "sim/engine_int.h"
+#include "sim/partition_int.h"
 #include "util/interrupt.h"
 #include "util/xmalloc.h"
 
@@ -40,23 +43,13 @@ __attribute__((tls_model("initial-exec"))) _Thread_local sim_engine
 __attribute__((tls_model("initial-exec"))) _Thread_local uint32_t
     eng_thread_part_;
 
-#define ENG_MAX_THREADS 64u
 /* Barrier waits spin this many rounds (yielding now and then, for a
 ** machine with more threads than free cores) before they sleep: a window
 ** lasts tens of microseconds, a futex wake-up costs about as much. */
 #define BARRIER_SPINS 20000u
 #define BARRIER_YIELD_EVERY 256u
 
-/* A barrier for a fixed set of threads: spin, then sleep on a futex (so
-** workers idle between runs cost nothing). */
-typedef struct par_barrier {
-    uint32_t n;
-    uint32_t count;           /* arrived in this generation */
-    uint32_t gen;             /* bumped by the last arrival */
-    uint32_t sleepers;        /* threads in futex_wait */
-} par_barrier;
-
-static void barrier_wait(par_barrier *b)
+void eng_barrier_wait_(par_barrier *b)
 {
     uint32_t g = __atomic_load_n(&b->gen, __ATOMIC_ACQUIRE);
     if (__atomic_add_fetch(&b->count, 1, __ATOMIC_ACQ_REL) == b->n) {
@@ -83,79 +76,7 @@ static void barrier_wait(par_barrier *b)
     __atomic_sub_fetch(&b->sleepers, 1, __ATOMIC_SEQ_CST);
 }
 
-/* A post waiting in a mailbox: a future event of another partition. */
-typedef struct eng_mail {
-    mgs_time t;
-    eng_post_fn fn;
-    sim_comp *target;
-    void *a, *b;
-    uint64_t x;
-    /* A crossing's post: (from, seq) orders posts due at the same time
-    ** whatever the window they were merged in (merge_mail). */
-    bool crossed;
-    uint32_t from;
-    uint64_t seq;
-} eng_mail;
-
-typedef struct eng_box {
-    eng_mail *v;
-    uint32_t n, cap;
-    uint64_t seq;             /* posts ever made through this box */
-} eng_box;
-
-/* A post in a queue: an event of the partition's mailbox component. */
-struct eng_post_rec {
-    sim_event ev;
-    eng_mail m;
-    eng_post_rec *next_free;
-    eng_post_rec *next_all;   /* every record of the partition (freeing) */
-};
-
-typedef struct worker_arg {
-    struct eng_group *g;
-    uint32_t k;
-} worker_arg;
-
-typedef struct eng_part {
-    sim_engine *e;
-    char *name;
-    eng_post_rec *all;
-    int rc;                   /* the last window's outcome */
-    double cost;              /* seconds its share took, averaged over the
-                                 windows (weight 1/2 to the last one) */
-    int err_code;             /* the error its thread recorded */
-    char err[1024];
-} eng_part;
-
-struct eng_group {
-    uint32_t n;
-    eng_part part[ENG_MAX_PARTITIONS];
-    mgs_time lat[ENG_MAX_PARTITIONS][ENG_MAX_PARTITIONS]; /* MAX: none */
-    char zero_what[200];      /* the first zero-latency crossing, or "" */
-    eng_box box[ENG_MAX_PARTITIONS][ENG_MAX_PARTITIONS];  /* [from][to] */
-    mgs_time horizon[ENG_MAX_PARTITIONS];
-    /* eng_promise_add: per partition; `bound` is the last boundary's
-    ** earliest post time before the crossing latency. */
-    uint32_t npromise[ENG_MAX_PARTITIONS];
-    eng_promise_fn promise_fn[ENG_MAX_PARTITIONS][ENG_MAX_PROMISES];
-    void *promise_ud[ENG_MAX_PARTITIONS][ENG_MAX_PROMISES];
-    mgs_time bound[ENG_MAX_PARTITIONS][ENG_MAX_PARTITIONS];  /* [from][to] */
-    /* Threads: the caller is worker 0; workers 1.. wait at `start`. */
-    uint32_t threads, started;
-    bool profile;             /* eng_set_profile */
-    mgs_time window_cap;      /* eng_set_window_cap (0: none) */
-    uint32_t next_part;       /* run_share's counter, reset per window */
-    uint32_t order[ENG_MAX_PARTITIONS]; /* hand-out order: dearest first */
-    pthread_t tid[ENG_MAX_THREADS];
-    par_barrier start, end;
-    bool quit;
-    worker_arg warg[ENG_MAX_THREADS];
-    double arrive[ENG_MAX_THREADS]; /* when each reached the window's end */
-    double wait_s;                  /* summed: last arrival - arrival */
-    eng_group_stats st;
-};
-
-static double wall_s(void)
+double eng_wall_s_(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -214,7 +135,7 @@ static bool mail_before(const sim_event *a, const sim_event *b)
 ** at t, and posts due at the same time fire in order of (source
 ** partition, post order): so the order does not depend on the window
 ** that merged them, and a larger lookahead changes no result. */
-static void schedule_crossed(sim_engine *e, const eng_mail *m)
+void eng_schedule_crossed_(sim_engine *e, const eng_mail *m)
 {
     eng_post_rec *r = rec_alloc(e);
     r->m = *m;
@@ -274,7 +195,11 @@ sim_engine *eng_partition_new(sim_engine *root, const char *name)
     assert(root->root == root && "partitions are added to the root");
     eng_group *g = root->group;
     if (!g) {
-        g = root->group = MGS_NEW(eng_group);
+        /* Aligned for its per-line flags (eng_flag, eng_count). */
+        void *mem = NULL;
+        if (posix_memalign(&mem, 64, sizeof(eng_group)))
+            abort();
+        g = root->group = memset(mem, 0, sizeof(eng_group));
         for (uint32_t i = 0; i < ENG_MAX_PARTITIONS; i++)
             for (uint32_t j = 0; j < ENG_MAX_PARTITIONS; j++)
                 g->lat[i][j] = MGS_TIME_MAX;
@@ -374,6 +299,11 @@ void eng_group_stats_get(const sim_engine *root, eng_group_stats *out)
     *out = g->st;
     out->events = eng_group_events_(root);
     out->wait_s = g->wait_s;
+    out->steps = eng_steps_total_(g);
+    for (uint32_t p = 0; p < g->n; p++)
+        out->posts += g->part[p].posts;
+    for (uint32_t k = 0; k < ENG_MAX_THREADS; k++)
+        out->wait_s += g->idle_s[k];
 }
 
 uint64_t eng_group_events_(const sim_engine *root)
@@ -389,7 +319,7 @@ size_t eng_group_pending_(const sim_engine *root)
     const eng_group *g = root->group;
     size_t n = 0;
     for (uint32_t i = 0; i < g->n; i++) {
-        n += evq_count(&g->part[i].e->q);
+        n += evq_count(&g->part[i].e->q) + g->inbox[i].n;
         for (uint32_t j = 0; j < g->n; j++)
             n += g->box[i][j].n;
     }
@@ -399,7 +329,7 @@ size_t eng_group_pending_(const sim_engine *root)
 /* ---- threads -------------------------------------------------------- */
 
 /* Partition p's share of the window. */
-static void run_part(eng_group *g, uint32_t p)
+void eng_run_part_(eng_group *g, uint32_t p)
 {
     eng_part *pt = &g->part[p];
     sim_engine *e = pt->e;
@@ -460,9 +390,9 @@ static void run_share(eng_group *g, uint32_t k)
     while ((i = __atomic_fetch_add(&g->next_part, 1, __ATOMIC_RELAXED)) <
            g->n) {
         uint32_t p = part_order(g, i);
-        double t0 = wall_s();
-        run_part(g, p);
-        note_cost(&g->part[p], wall_s() - t0);
+        double t0 = eng_wall_s_();
+        eng_run_part_(g, p);
+        note_cost(&g->part[p], eng_wall_s_() - t0);
     }
 }
 
@@ -471,12 +401,15 @@ static void *worker_loop(void *arg)
     worker_arg *w = arg;
     eng_group *g = w->g;
     for (;;) {
-        barrier_wait(&g->start);
+        eng_barrier_wait_(&g->start);
         if (g->quit)
             return NULL;
-        run_share(g, w->k);
-        g->arrive[w->k] = wall_s();
-        barrier_wait(&g->end);
+        if (g->ahead)
+            eng_ahead_worker_(g, w->k);
+        else
+            run_share(g, w->k);
+        g->arrive[w->k] = eng_wall_s_();
+        eng_barrier_wait_(&g->end);
     }
 }
 
@@ -514,7 +447,7 @@ static void run_window_profiled(eng_group *g)
     double t[ENG_MAX_PARTITIONS];
     for (uint32_t p = 0; p < g->n; p++) {
         double t0 = cpu_s();
-        run_part(g, p);
+        eng_run_part_(g, p);
         t[p] = cpu_s() - t0;
         g->st.part_s += t[p];
     }
@@ -549,15 +482,15 @@ static void run_window(eng_group *g)
             return;
         }
         for (uint32_t p = 0; p < g->n; p++)
-            run_part(g, p);
+            eng_run_part_(g, p);
         return;
     }
     g->next_part = 0;
     order_by_cost(g);
-    barrier_wait(&g->start);
+    eng_barrier_wait_(&g->start);
     run_share(g, 0);
-    g->arrive[0] = wall_s();
-    barrier_wait(&g->end);
+    g->arrive[0] = eng_wall_s_();
+    eng_barrier_wait_(&g->end);
     /* Each thread waited from its arrival until the last one arrived. */
     double last = 0;
     for (uint32_t k = 0; k < g->started; k++)
@@ -574,7 +507,7 @@ void eng_group_free_(sim_engine *root)
         return;
     if (g->started) {
         g->quit = true;
-        barrier_wait(&g->start);
+        eng_barrier_wait_(&g->start);
         for (uint32_t k = 1; k < g->started; k++)
             pthread_join(g->tid[k], NULL);
     }
@@ -587,6 +520,8 @@ void eng_group_free_(sim_engine *root)
         }
         for (uint32_t j = 0; j < g->n; j++)
             free(g->box[i][j].v);
+        free(g->inbox[i].v);
+        free(g->inbox[i].spare);
         comp_fini(pt->e->mailbox);
         free(pt->e->mailbox);
         free(pt->name);
@@ -608,7 +543,7 @@ static void merge_mail(eng_group *g)
             eng_box *b = &g->box[p][q];
             for (uint32_t i = 0; i < b->n; i++) {
                 assert(b->v[i].t >= e->now && "post into the past");
-                schedule_crossed(e, &b->v[i]);
+                eng_schedule_crossed_(e, &b->v[i]);
             }
             g->st.posts += b->n;
             b->n = 0;
@@ -618,7 +553,7 @@ static void merge_mail(eng_group *g)
 
 /* Fills bound[p][q]: the earliest time partition p can make a post to q
 ** if it fires nothing before e (MGS_TIME_MAX: never). */
-static void post_bounds(eng_group *g, uint32_t p, mgs_time e)
+void eng_post_bounds_(eng_group *g, uint32_t p, mgs_time e)
 {
     mgs_time *b = g->bound[p];
     for (uint32_t q = 0; q < g->n; q++) {
@@ -656,7 +591,7 @@ static mgs_time compute_horizons(eng_group *g)
         earliest[p] = evq_count(&e->q) ? evq_min_time(&e->q) : MGS_TIME_MAX;
         if (earliest[p] < first)
             first = earliest[p];
-        post_bounds(g, p, earliest[p]);
+        eng_post_bounds_(g, p, earliest[p]);
     }
     /* Relax: a partition can act no earlier than a post can reach it. */
     for (bool changed = true; changed;) {
@@ -666,7 +601,7 @@ static mgs_time compute_horizons(eng_group *g)
                 mgs_time t = post_arrival(g, p, q);
                 if (t < earliest[q]) {
                     earliest[q] = t;
-                    post_bounds(g, q, t);
+                    eng_post_bounds_(g, q, t);
                     changed = true;
                 }
             }
@@ -700,7 +635,7 @@ static void set_all_now(eng_group *g, mgs_time t)
 }
 
 /* Progress reports at boundaries (the root's eng_set_progress). */
-static void group_progress(sim_engine *root, uint64_t events)
+void eng_group_progress_(sim_engine *root, uint64_t events)
 {
     if (!root->progress_fn)
         return;
@@ -709,7 +644,7 @@ static void group_progress(sim_engine *root, uint64_t events)
         due = true;
         root->progress_next_events = events + root->progress_every;
     }
-    double wall = wall_s();
+    double wall = eng_wall_s_();
     if (root->progress_wall_s > 0 &&
         wall - root->progress_last_wall >= root->progress_wall_s)
         due = true;
@@ -730,7 +665,7 @@ static void group_progress(sim_engine *root, uint64_t events)
 
 /* The outcome of a window: the first partition (by index) that failed or
 ** stopped decides. */
-static int window_outcome(eng_group *g, bool *stopped)
+int eng_window_outcome_(eng_group *g, bool *stopped)
 {
     *stopped = false;
     for (uint32_t p = 0; p < g->n; p++) {
@@ -752,6 +687,81 @@ static int window_outcome(eng_group *g, bool *stopped)
     return MGS_OK;
 }
 
+/* The boundary: every post merged, the checks, the horizons. Returns
+** BOUNDARY_RUN (horizons set), BOUNDARY_END (nothing before limit) or
+** BOUNDARY_FAIL (*rc). */
+int eng_boundary_(eng_group *g, sim_engine *root, mgs_time limit, int *rc)
+{
+    const uint64_t max_events = root->cfg.max_events;
+    const mgs_time watchdog = root->cfg.watchdog;
+    for (uint32_t q = 0; q < g->n; q++)
+        eng_take_mail_(g, q);
+    merge_mail(g);
+    uint64_t events = eng_group_events_(root);
+    if (MGS_UNLIKELY(mgs_interrupted())) {
+        root->stop = root->interrupted = true;
+        char where[96];
+        snprintf(where, sizeof where, "at t=%llu ps after %llu events",
+                 (unsigned long long)group_now(g),
+                 (unsigned long long)events);
+        *rc = mgs_interrupt_error(where);
+        return BOUNDARY_FAIL;
+    }
+    if (max_events && events >= max_events) {
+        char list[200];
+        eng_busy_list(root, list, sizeof list, 4);
+        *rc = mgs_error_set(MGS_ELIMIT, "sim.max_events: stopped after "
+                            "%llu events at t=%llu ps; still busy: %s",
+                            (unsigned long long)events,
+                            (unsigned long long)group_now(g), list);
+        return BOUNDARY_FAIL;
+    }
+    mgs_time first = compute_horizons(g);
+    if (first == MGS_TIME_MAX || first > limit)
+        return BOUNDARY_END;
+    mgs_time cap = limit == MGS_TIME_MAX ? MGS_TIME_MAX : limit + 1;
+    if (watchdog) {
+        mgs_time fwd = 0;
+        uint64_t since = 0;
+        for (uint32_t p = 0; p < g->n; p++) {
+            const sim_engine *e = g->part[p].e;
+            if (e->forward_time > fwd)
+                fwd = e->forward_time;
+            since += e->events - e->forward_events;
+        }
+        if (first > fwd && first - fwd > watchdog &&
+            since > ENG_WATCHDOG_MIN_EVENTS) {
+            char list[200], what[400];
+            eng_busy_list(root, list, sizeof list, 4);
+            snprintf(what, sizeof what,
+                     "livelock (sim.watchdog = %llu ps): %llu events "
+                     "over %llu ps consumed no message; still busy: %s",
+                     (unsigned long long)watchdog,
+                     (unsigned long long)since,
+                     (unsigned long long)(first - fwd), list);
+            root->now = group_now(g);
+            *rc = eng_fail_deadlock_(root, what);
+            return BOUNDARY_FAIL;
+        }
+        /* Running ahead, no partition passes the point where the check
+        ** would fire without a global step first. */
+        if (fwd < MGS_TIME_MAX - watchdog - 1 && fwd + watchdog + 1 > first &&
+            fwd + watchdog + 1 < cap)
+            cap = fwd + watchdog + 1;
+    }
+    /* Read by threads looking for work (a hint) while this one holds
+    ** every partition. */
+    __atomic_store_n(&g->ctl.cap, cap, __ATOMIC_RELAXED);
+    if (g->window_cap && first < MGS_TIME_MAX - g->window_cap)
+        for (uint32_t p = 0; p < g->n; p++)
+            if (g->horizon[p] > first + g->window_cap)
+                g->horizon[p] = first + g->window_cap;
+    for (uint32_t p = 0; p < g->n; p++)
+        if (g->horizon[p] > cap)
+            g->horizon[p] = cap;
+    return BOUNDARY_RUN;
+}
+
 int eng_group_run_(sim_engine *root, mgs_time limit, bool to_completion)
 {
     eng_group *g = root->group;
@@ -765,8 +775,6 @@ int eng_group_run_(sim_engine *root, mgs_time limit, bool to_completion)
             return mgs_error_set(MGS_ECONFIG, "sim.partition: engine "
                                  "hooks (--trace) need sim.partition = "
                                  "none");
-    const uint64_t max_events = root->cfg.max_events;
-    const mgs_time watchdog = root->cfg.watchdog;
     for (uint32_t p = 0; p < g->n; p++) {
         sim_engine *e = g->part[p].e;
         e->stop = e->interrupted = false;
@@ -774,69 +782,38 @@ int eng_group_run_(sim_engine *root, mgs_time limit, bool to_completion)
     }
     root->stop = false;
     threads_start(g);
+    /* Windows where the stop point must not depend on the threads
+    ** (sim.max_events counts at boundaries) or a test caps them. */
+    const bool ahead = g->started && !g->window_cap && !root->cfg.max_events;
     for (;;) {
-        double t0 = wall_s();
-        merge_mail(g);
-        uint64_t events = eng_group_events_(root);
-        if (MGS_UNLIKELY(mgs_interrupted())) {
-            root->stop = root->interrupted = true;
-            char where[96];
-            snprintf(where, sizeof where, "at t=%llu ps after %llu events",
-                     (unsigned long long)group_now(g),
-                     (unsigned long long)events);
-            return mgs_interrupt_error(where);
+        double t0 = eng_wall_s_();
+        int rc = MGS_OK;
+        int b = eng_boundary_(g, root, limit, &rc);
+        if (b == BOUNDARY_FAIL) {
+            root->stop = true;
+            return rc;
         }
-        if (max_events && events >= max_events) {
-            char list[200];
-            eng_busy_list(root, list, sizeof list, 4);
-            return mgs_error_set(MGS_ELIMIT, "sim.max_events: stopped after "
-                                 "%llu events at t=%llu ps; still busy: %s",
-                                 (unsigned long long)events,
-                                 (unsigned long long)group_now(g), list);
-        }
-        mgs_time first = compute_horizons(g);
-        if (first == MGS_TIME_MAX || first > limit)
+        if (b == BOUNDARY_END)
             break;
-        if (watchdog) {
-            mgs_time fwd = 0;
-            uint64_t since = 0;
-            for (uint32_t p = 0; p < g->n; p++) {
-                const sim_engine *e = g->part[p].e;
-                if (e->forward_time > fwd)
-                    fwd = e->forward_time;
-                since += e->events - e->forward_events;
+        g->st.serial_s += eng_wall_s_() - t0;
+        if (ahead) {
+            bool stopped;
+            b = eng_run_ahead_(g, root, limit, &rc, &stopped);
+            if (b == BOUNDARY_FAIL || stopped) {
+                root->stop = true;
+                return rc;
             }
-            if (first > fwd && first - fwd > watchdog && since > ENG_WATCHDOG_MIN_EVENTS) {
-                char list[200], what[400];
-                eng_busy_list(root, list, sizeof list, 4);
-                snprintf(what, sizeof what,
-                         "livelock (sim.watchdog = %llu ps): %llu events "
-                         "over %llu ps consumed no message; still busy: %s",
-                         (unsigned long long)watchdog,
-                         (unsigned long long)since,
-                         (unsigned long long)(first - fwd), list);
-                root->now = group_now(g);
-                return eng_fail_deadlock_(root, what);
-            }
+            break;
         }
-        if (g->window_cap && first < MGS_TIME_MAX - g->window_cap)
-            for (uint32_t p = 0; p < g->n; p++)
-                if (g->horizon[p] > first + g->window_cap)
-                    g->horizon[p] = first + g->window_cap;
-        if (limit != MGS_TIME_MAX)
-            for (uint32_t p = 0; p < g->n; p++)
-                if (g->horizon[p] > limit + 1)
-                    g->horizon[p] = limit + 1;
-        g->st.serial_s += wall_s() - t0;
         run_window(g);
         g->st.windows++;
         bool stopped;
-        int rc = window_outcome(g, &stopped);
+        rc = eng_window_outcome_(g, &stopped);
         if (rc) {
             root->stop = true;
             return rc;
         }
-        group_progress(root, eng_group_events_(root));
+        eng_group_progress_(root, eng_group_events_(root));
         if (stopped) {
             root->stop = true;
             return MGS_OK;

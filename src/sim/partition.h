@@ -37,10 +37,17 @@
 ** (sim.threads); with one thread the same windows run one after another.
 ** Because of step 1's order they do not depend on the windows either.
 **
+** With two threads or more the partitions run ahead instead (unless
+** sim.max_events or a window cap asks for windows): each steps to its own
+** horizon, computed from the bounds its sources last published, takes the
+** posts handed to it, and publishes its own bounds; a global step (the
+** boundary above, every partition claimed) jumps gaps and makes the
+** checks. The same merge order makes the results the same.
+**
 ** Limits, the watchdog, stops and errors are checked at boundaries: a
 ** partition that stops (eng_stop, an error) ends its window at that
-** event, the others finish theirs, and the run returns the lowest-indexed
-** partition's outcome.
+** event, the others finish theirs (running ahead: their step), and the
+** run returns the lowest-indexed partition's outcome.
 */
 #ifndef MGS_SIM_PARTITION_H
 #define MGS_SIM_PARTITION_H
@@ -101,10 +108,14 @@ void eng_set_window_cap(sim_engine *root, mgs_time cap);
 /* Counters of the synchronisation (bench_parallel4, docs/engine.md). */
 #define ENG_PROFILE_WIDTHS 3   /* 2, 4 and 8 threads */
 typedef struct eng_group_stats {
-    uint64_t windows;       /* boundaries passed */
+    uint64_t windows;       /* boundaries passed (running ahead: global
+                               steps, when no partition could go on) */
+    uint64_t steps;         /* running ahead: partition steps that fired
+                               events */
     uint64_t events;        /* events fired in all partitions */
     uint64_t posts;         /* crossings delivered through mailboxes */
-    double wait_s;          /* wall time threads spent at the barrier */
+    double wait_s;          /* wall time threads spent at the barrier
+                               (running ahead: finding nothing to run) */
     double serial_s;        /* wall time of the boundary work */
     /* With eng_set_profile and one thread: CPU seconds of all partitions'
     ** windows, and the sum over windows of the busiest thread's share had
