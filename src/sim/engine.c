@@ -230,7 +230,7 @@ static void progress_check(sim_engine *e)
 /* ---- diagnosis ------------------------------------------------------ */
 
 typedef struct diag_item {
-    const char *name;
+    char name[96];            /* a copy: visitors may pass a stack buffer */
     uint32_t occ, cap;
     uint32_t order;
 } diag_item;
@@ -250,8 +250,11 @@ static void diag_visit(const char *name, uint32_t occ, uint32_t cap,
         l->cap = l->cap ? 2 * l->cap : 16;
         l->items = mgs_xrealloc(l->items, l->cap * sizeof(*l->items));
     }
-    l->items[l->n] = (diag_item){name, occ, cap, l->n};
-    l->n++;
+    diag_item *it = &l->items[l->n];
+    snprintf(it->name, sizeof it->name, "%s", name);
+    it->occ = occ;
+    it->cap = cap;
+    it->order = l->n++;
 }
 
 /* Fuller first (occ/cap compared exactly), then more messages, then
@@ -344,7 +347,7 @@ int eng_fail_deadlock_(sim_engine *e, const char *what)
     stall_list(e, stalls, sizeof stalls);
     return mgs_error_set(MGS_EDEADLOCK, "%s at t=%llu ps after %llu events; "
                          "%s%s", what, (unsigned long long)e->now,
-                         (unsigned long long)e->events, diag, stalls);
+                         (unsigned long long)eng_events(e), diag, stalls);
 }
 
 size_t eng_busy_list(const sim_engine *e, char *buf, size_t n,

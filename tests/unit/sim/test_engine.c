@@ -357,6 +357,21 @@ typedef struct holder {
 
 static const sim_comp_ops holder_ops = {.kind = "Holder"};
 
+/* A component that names its buffer in a stack buffer, as rdma, dma and
+** simplemem do, and reuses it once the visitor returned. */
+static void stack_visit(const sim_comp *c, sim_buf_visit_fn fn, void *ud)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s.queue", c->name);
+    fn(name, 3, 3, ud);
+    memset(name, 'x', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    fn(name, 0, 1, ud);       /* empty: not listed, but the bytes changed */
+}
+
+static const sim_comp_ops stacker_ops = {.kind = "Stacker",
+                                         .visit_buffers = stack_visit};
+
 static void test_diagnose_sorted_by_fullness(void **state)
 {
     (void)state;
@@ -382,6 +397,7 @@ static void test_diagnose_sorted_by_fullness(void **state)
     assert_string_equal(buf, "fullest buffers: H[0].b 2/2, H[1].a 4/8, "
                              "H[1].b 2/4, H[0].a 1/4");
     assert_int_equal(need, strlen(buf));
+
     eng_diagnose(e, buf, sizeof buf, 2);
     assert_string_equal(buf, "fullest buffers: H[0].b 2/2, H[1].a 4/8, "
                              "... (2 more)");
@@ -390,10 +406,17 @@ static void test_diagnose_sorted_by_fullness(void **state)
     need = eng_diagnose(e, small, sizeof small, 5);
     assert_int_equal(strlen(small), 9);
     assert_true(need > 9);
+    /* A name the visitor built on its stack is copied when it is seen. */
+    sim_comp q;
+    comp_init(&q, e, &stacker_ops, "Q", 0);
+    eng_diagnose(e, buf, sizeof buf, 2);
+    assert_string_equal(buf, "fullest buffers: Q.queue 3/3, H[0].b 2/2, "
+                             "... (3 more)");
     h1.a.count = h1.b.count = h2.a.count = h2.b.count = 0;
     port_fini(&h1.a); port_fini(&h1.b); port_fini(&h2.a); port_fini(&h2.b);
     comp_fini(&h1.base);
     comp_fini(&h2.base);
+    comp_fini(&q);
     eng_free(e);
 }
 
