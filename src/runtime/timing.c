@@ -87,6 +87,7 @@ struct mgs_timing {
     uint32_t nposted;
     bool posted_all;          /* an MGS_GPU_ALL launch is among them */
     mgs_time post_start;      /* engine time when the first was posted */
+    bool running[TM_MAX_GPUS]; /* launches run_posted is running */
     coh *coh;                 /* the platform's protocol (borrowed) */
     /* Host writes not yet made visible to model i's caches: applied at its
     ** next launch's acquire, or at once before the engine runs anything
@@ -630,7 +631,9 @@ static int tm_run(mgs_timing *t)
 static int run_posted(mgs_timing *t, const bool *posted)
 {
     comp_wake(&t->drv.base);
+    memcpy(t->running, posted, sizeof t->running);
     int rc = tm_run(t);
+    memset(t->running, 0, sizeof t->running);
     if (rc) {
         /* MGSIM_DUMP=1: print every component's state for debugging. */
         const char *dump = getenv("MGSIM_DUMP");
@@ -652,6 +655,15 @@ void mgs_timing_progress_get(mgs_timing *t, mgs_timing_progress *out)
         uint64_t done, started, total;
         cp_progress(gpu_build_cp(platform_gpu(t->plat, i)), &done, &started,
                     &total);
+        /* A GPU that finished its share of the running launch reports no
+        ** launch: its share counts as done, so the totals do not shrink
+        ** as GPUs finish. */
+        if (!total && t->running[i] && t->drv.done[i]) {
+            const gpu_launch *l = &t->launch[i];
+            uint64_t end = l->wg_end ? l->wg_end : l->total_groups;
+            if (end > l->wg_begin)
+                done = started = total = end - l->wg_begin;
+        }
         out->wgs_done += done;
         out->wgs_started += started;
         out->wgs_total += total;

@@ -3,7 +3,8 @@
 ** gfx803 code objects): every workload of this module at its small size,
 ** single GPU and unified multi-GPU; a corrupted output caught as
 ** MGS_EVERIFY; an out-of-bounds kernel read reported as MGS_EFAULT with
-** the address; launch/argument/module errors.
+** the address; launch/argument/module errors; the live progress of a
+** multi-GPU launch in timing mode.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -243,6 +244,64 @@ static void test_scratch_and_calls(void **s)
     mgs_rt_free(rt);
 }
 
+/* The live progress of a launch over 4 unified GPUs (timing mode, small
+** GPUs), seen at every check of the engine: its work-group total stays the
+** launch's while the GPUs finish their shares one by one (it once dropped
+** each finished GPU's share), and done reaches it. */
+typedef struct progress_seen {
+    uint64_t calls, total_min, total_max, done_max;
+} progress_seen;
+
+static void note_progress(mgs_rt *rt, const mgs_rt_progress *p, void *user)
+{
+    (void)rt;
+    progress_seen *v = user;
+    if (!p->wgs_total)
+        return;                 /* a copy */
+    v->calls++;
+    if (!v->total_min || p->wgs_total < v->total_min)
+        v->total_min = p->wgs_total;
+    if (p->wgs_total > v->total_max)
+        v->total_max = p->wgs_total;
+    if (p->wgs_done > v->done_max)
+        v->done_max = p->wgs_done;
+    assert_true(p->wgs_done <= p->wgs_total);
+}
+
+static void test_progress_totals_hold(void **s)
+{
+    (void)s;
+    mgs_config cfg;
+    mgs_config_defaults(&cfg);
+    static const char *const small[] = {"gpu.num_cus=4", "gpu.cus_per_sa=2",
+                                        "gpu.l2_banks=2", "tlb.l2_count=2"};
+    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
+        assert_int_equal(mgs_config_set(&cfg, small[i], "test"), MGS_OK);
+    mgs_rt_options o;
+    mgs_rt_options_default(&o);
+    o.mode = MGS_MODE_TIMING;
+    o.num_gpus = 4;
+    o.platform = "unified";
+    o.mem_per_gpu = 256ull << 20;
+    o.config = &cfg;
+    mgs_rt *rt = NULL;
+    assert_int_equal(mgs_rt_new(&o, &rt), MGS_OK);
+    progress_seen v = {0};
+    mgs_rt_set_progress_hook(rt, note_progress, &v, 1e-9);
+    const mgs_workload *wl = wl_find("mm");
+    wl_args a = small_args(wl, 4, 1);
+    if (wl->run(rt, &a))
+        fail_msg("%s", mgs_error_msg());
+    mgs_rt_totals t;
+    mgs_rt_totals_get(rt, &t);
+    assert_int_equal(t.kernels, 1);
+    assert_true(v.calls > 10);
+    assert_int_equal(v.total_min, t.workgroups);
+    assert_int_equal(v.total_max, t.workgroups);
+    assert_int_equal(v.done_max, t.workgroups);
+    mgs_rt_free(rt);
+}
+
 static void test_launch_errors(void **s)
 {
     (void)s;
@@ -289,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_fault_reports_address),
         cmocka_unit_test(test_scratch_and_calls),
         cmocka_unit_test(test_launch_errors),
+        cmocka_unit_test(test_progress_totals_hold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
