@@ -21,6 +21,8 @@
 #include "mgsim/runtime.h"
 #include "workloads/workload.h"
 
+#include "rt_rig.h"
+
 static mgs_rt *new_rt(int gpus)
 {
     mgs_rt_options o;
@@ -271,21 +273,9 @@ static void note_progress(mgs_rt *rt, const mgs_rt_progress *p, void *user)
 static void test_progress_totals_hold(void **s)
 {
     (void)s;
-    mgs_config cfg;
-    mgs_config_defaults(&cfg);
-    static const char *const small[] = {"gpu.num_cus=4", "gpu.cus_per_sa=2",
-                                        "gpu.l2_banks=2", "tlb.l2_count=2"};
-    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
-        assert_int_equal(mgs_config_set(&cfg, small[i], "test"), MGS_OK);
-    mgs_rt_options o;
-    mgs_rt_options_default(&o);
-    o.mode = MGS_MODE_TIMING;
-    o.num_gpus = 4;
-    o.platform = "unified";
-    o.mem_per_gpu = 256ull << 20;
-    o.config = &cfg;
-    mgs_rt *rt = NULL;
-    assert_int_equal(mgs_rt_new(&o, &rt), MGS_OK);
+    rt_rig r;
+    rt_rig_init(&r, MGS_MODE_TIMING, 4, "unified", NULL);
+    mgs_rt *rt = r.rt;
     progress_seen v = {0};
     mgs_rt_set_progress_hook(rt, note_progress, &v, 1e-9);
     const mgs_workload *wl = wl_find("mm");
@@ -299,7 +289,7 @@ static void test_progress_totals_hold(void **s)
     assert_int_equal(v.total_min, t.workgroups);
     assert_int_equal(v.total_max, t.workgroups);
     assert_int_equal(v.done_max, t.workgroups);
-    mgs_rt_free(rt);
+    rt_rig_fini(&r);
 }
 
 static void test_launch_errors(void **s)
