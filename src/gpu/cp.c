@@ -60,6 +60,7 @@ struct cp {
     uint64_t next_wg, wgs_done, outstanding, wf_insts;
     uint32_t gap_left;        /* cycles before the next map (dispatch_latency) */
     int status;
+    char err[512];         /* status's message */
     uint64_t kernels_done;
 
     stat_counter *st_kernels, *st_wgs, *st_insts, *st_inval, *st_flush,
@@ -281,10 +282,14 @@ static bool collect_done(cp *c)
         gpu_dispatcher_release(&c->disp, w->cu, c->launch, w->simd_of_wave);
         c->outstanding--;
         c->wf_insts += w->msg.wf_insts;
-        if (w->msg.status == MGS_OK)
+        if (w->msg.status == MGS_OK) {
             c->wgs_done++;
-        else if (c->status == MGS_OK)
+        } else {
+            /* The launch reports the latest failed work-group, as when
+            ** the message was the thread's last error. */
             c->status = w->msg.status;
+            snprintf(c->err, sizeof c->err, "%s", w->msg.err);
+        }
         w->next_free = c->free_wgs;
         c->free_wgs = w;
         progress = true;
@@ -321,12 +326,12 @@ static void start_launch(cp *c, cp_msg *m)
     c->ctrl_next = 0;
     c->ctrl_outstanding = 0;
     if (!gpu_dispatcher_can_run(&c->disp, c->launch)) {
-        c->status = mgs_error_set(
-            MGS_EINVAL, "%s: a work-group of %u wavefront(s), %u VGPRs and "
-            "%u SGPRs per wavefront and %u bytes of LDS does not fit a CU",
-            c->base.name, c->launch->waves_per_group,
-            c->launch->vgprs_per_wave, c->launch->sgprs_per_wave,
-            c->launch->lds_per_group);
+        c->status = MGS_EINVAL;
+        snprintf(c->err, sizeof c->err, "%s: a work-group of %u "
+                 "wavefront(s), %u VGPRs and %u SGPRs per wavefront and %u "
+                 "bytes of LDS does not fit a CU", c->base.name,
+                 c->launch->waves_per_group, c->launch->vgprs_per_wave,
+                 c->launch->sgprs_per_wave, c->launch->lds_per_group);
         c->phase = CP_REPORT;
         return;
     }
@@ -370,6 +375,8 @@ static bool cp_tick(sim_comp *sc)
     if (c->phase == CP_REPORT) {
         cp_msg *m = c->launch_msg;
         m->status = c->status;
+        if (c->status != MGS_OK)
+            snprintf(m->err, sizeof m->err, "%s", c->err);
         m->wg_index = c->wgs_done;
         m->wf_insts = c->wf_insts;
         m->base.type = CP_LAUNCH_DONE;

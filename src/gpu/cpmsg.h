@@ -64,6 +64,10 @@ typedef struct cp_msg {
     uint64_t wf_insts;        /* CU_WG_DONE: instructions the WG executed */
     int status;               /* CU_WG_DONE / CP_LAUNCH_DONE: MGS_OK or the
                                  error (fault, unsupported instruction) */
+    /* With an error status: its message. It travels with the answer (the
+    ** thread-local error of mgs_error_set belongs to whichever thread ran
+    ** the partition, so it cannot carry it). */
+    char err[512];
 } cp_msg;
 
 #endif

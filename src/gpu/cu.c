@@ -220,6 +220,8 @@ static uint64_t wg_task_id(const cp_msg *m)
 }
 
 /* Answers the CP (queued until the ctrl lane takes it). */
+/* Answers the CP for work-group m; with an error, m->err holds its
+** message. */
 static void answer(cu *c, cp_msg *m, int status, uint64_t insts)
 {
     m->base.type = CU_WG_DONE;
@@ -317,7 +319,7 @@ static void finish_wg(cu *c, cu_wg *g)
     cu_res_release(&c->res, g->launch, g->simd_of_wave);
     c->res_freed = true;
     if (g->status != MGS_OK)
-        mgs_error_set(g->status, "%s", g->err);
+        snprintf(g->msg->err, sizeof g->msg->err, "%s", g->err);
     comp_task_end(&c->base, wg_task_id(g->msg), "wg");   /* tracing only */
     answer(c, g->msg, g->status, g->insts);
     g->in_use = false;
@@ -400,8 +402,8 @@ static bool take_maps(cu *c)
             break; /* still does not fit: nothing was released since */
         if (m->base.type != CU_MAP_WG) {
             port_retrieve(&c->ctrl);
-            mgs_error_set(MGS_EINTERNAL, "%s: unexpected CP message type %u",
-                          c->base.name, m->base.type);
+            snprintf(m->err, sizeof m->err, "%s: unexpected CP message "
+                     "type %u", c->base.name, m->base.type);
             answer(c, m, MGS_EINTERNAL, 0);
             progress = true;
             continue;
@@ -411,23 +413,23 @@ static bool take_maps(cu *c)
         gcn_emu_init_workgroup(&l->emu, m->wg_id, &shape);
         if (shape.nwaves > l->waves_per_group) {
             port_retrieve(&c->ctrl);
-            mgs_error_set(MGS_EINTERNAL,
-                          "kernel %s: work-group (%u,%u,%u) has %u waves but "
-                          "the launch reserves %u", l->emu.prog->kernel->name,
-                          m->wg_id[0], m->wg_id[1], m->wg_id[2], shape.nwaves,
-                          l->waves_per_group);
+            snprintf(m->err, sizeof m->err,
+                     "kernel %s: work-group (%u,%u,%u) has %u waves but the "
+                     "launch reserves %u", l->emu.prog->kernel->name,
+                     m->wg_id[0], m->wg_id[1], m->wg_id[2], shape.nwaves,
+                     l->waves_per_group);
             answer(c, m, MGS_EINTERNAL, 0);
             progress = true;
             continue;
         }
         if (!cu_res_fits_empty(&c->cfg, l)) {
             port_retrieve(&c->ctrl);
-            mgs_error_set(MGS_EINVAL,
-                          "kernel %s: a work-group of %u waves (%u VGPRs, %u "
-                          "SGPRs per wave, %u B LDS) does not fit %s",
-                          l->emu.prog->kernel->name, l->waves_per_group,
-                          l->vgprs_per_wave, l->sgprs_per_wave,
-                          l->lds_per_group, c->base.name);
+            snprintf(m->err, sizeof m->err,
+                     "kernel %s: a work-group of %u waves (%u VGPRs, %u SGPRs "
+                     "per wave, %u B LDS) does not fit %s",
+                     l->emu.prog->kernel->name, l->waves_per_group,
+                     l->vgprs_per_wave, l->sgprs_per_wave, l->lds_per_group,
+                     c->base.name);
             answer(c, m, MGS_EINVAL, 0);
             progress = true;
             continue;

@@ -840,8 +840,10 @@ int mgs_timing_sync(mgs_timing *t, mgs_timing_result *res)
         res->workgroups += m->wg_index;
         res->wavefronts += m->wg_index * t->launch[i].waves_per_group;
         res->wf_insts += m->wf_insts;
-        if (status == MGS_OK)
-            status = m->status;
+        /* The first GPU's (by index) whose launch failed: the same
+        ** whatever thread ran it. */
+        if (status == MGS_OK && m->status != MGS_OK)
+            status = mgs_error_set(m->status, "%s", m->err);
     }
     /* After a failed launch nothing more is simulated: its error stays
     ** the run's (the first error wins). */
@@ -1393,7 +1395,8 @@ static bool replay_task_tick(tm_replay *rp, tm_rtask *k)
             progress = true;
             rp->cp_owner[e] = 0;
             if (d->msg[e].status != MGS_OK) {
-                replay_fail(rp, d->msg[e].status);
+                replay_fail(rp, mgs_error_set(d->msg[e].status, "%s",
+                                              d->msg[e].err));
                 k->phase = RP_DONE;
                 return true;
             }

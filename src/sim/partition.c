@@ -333,18 +333,22 @@ void eng_run_part_(eng_group *g, uint32_t p)
 {
     eng_part *pt = &g->part[p];
     sim_engine *e = pt->e;
-    pt->rc = MGS_OK;
-    if (!evq_count(&e->q) || evq_min_time(&e->q) >= g->horizon[p])
+    if (pt->failed || !evq_count(&e->q) ||
+        evq_min_time(&e->q) >= g->horizon[p])
         return;
     eng_running_ = e;
     eng_thread_part_ = p;
     pt->rc = eng_run_window_(e, g->horizon[p] - 1);
     eng_running_ = NULL;
     eng_thread_part_ = 0;
-    /* Errors live in thread-local storage: keep this one for the caller. */
-    if ((pt->rc || e->stop) && mgs_error_code()) {
-        pt->err_code = mgs_error_code();
-        snprintf(pt->err, sizeof pt->err, "%s", mgs_error_msg());
+    if (pt->rc || e->stop) {
+        pt->failed = true;
+        pt->fail_t = e->now;
+        /* Errors live in thread-local storage: keep it for the caller. */
+        if (mgs_error_code()) {
+            pt->err_code = mgs_error_code();
+            snprintf(pt->err, sizeof pt->err, "%s", mgs_error_msg());
+        }
     }
 }
 
@@ -588,7 +592,8 @@ static mgs_time compute_horizons(eng_group *g)
     const uint32_t n = g->n;
     for (uint32_t p = 0; p < n; p++) {
         sim_engine *e = g->part[p].e;
-        earliest[p] = evq_count(&e->q) ? evq_min_time(&e->q) : MGS_TIME_MAX;
+        earliest[p] = evq_count(&e->q) && !g->part[p].failed
+                          ? evq_min_time(&e->q) : MGS_TIME_MAX;
         if (earliest[p] < first)
             first = earliest[p];
         eng_post_bounds_(g, p, earliest[p]);
@@ -668,23 +673,54 @@ void eng_group_progress_(sim_engine *root, uint64_t events)
 int eng_window_outcome_(eng_group *g, bool *stopped)
 {
     *stopped = false;
+    eng_part *first = NULL;
     for (uint32_t p = 0; p < g->n; p++) {
         eng_part *pt = &g->part[p];
-        if (pt->rc) {
-            mgs_error_set(pt->err_code ? pt->err_code : pt->rc, "%s",
-                          pt->err);
-            pt->err_code = 0;
-            return pt->rc;
-        }
-        if (pt->e->stop) {
-            if (pt->err_code)
-                mgs_error_set(pt->err_code, "%s", pt->err);
-            pt->err_code = 0;
-            *stopped = true;
-            return MGS_OK;
-        }
+        if (pt->failed && (!first || pt->fail_t < first->fail_t))
+            first = pt;
     }
+    if (!first)
+        return MGS_OK;
+    if (first->rc) {
+        mgs_error_set(first->err_code ? first->err_code : first->rc, "%s",
+                      first->err);
+        return first->rc;
+    }
+    if (first->err_code)
+        mgs_error_set(first->err_code, "%s", first->err);
+    *stopped = true;
     return MGS_OK;
+}
+
+static bool any_failed(const eng_group *g)
+{
+    for (uint32_t p = 0; p < g->n; p++)
+        if (g->part[p].failed)
+            return true;
+    return false;
+}
+
+/* After a partition failed or stopped at time T (the earliest such so
+** far): the others run, in windows, through every event at or before T,
+** where one may fail earlier. Then the earliest failure decides, the same
+** whatever the threads and the windows. */
+static int finish_failed(eng_group *g, sim_engine *root, bool *stopped)
+{
+    for (;;) {
+        mgs_time t = MGS_TIME_MAX;
+        for (uint32_t p = 0; p < g->n; p++)
+            if (g->part[p].failed && g->part[p].fail_t < t)
+                t = g->part[p].fail_t;
+        int rc = MGS_OK;
+        int b = eng_boundary_(g, root, t, &rc);
+        if (b == BOUNDARY_FAIL)
+            return rc;
+        if (b == BOUNDARY_END)
+            break;
+        run_window(g);
+        g->st.windows++;
+    }
+    return eng_window_outcome_(g, stopped);
 }
 
 /* The boundary: every post merged, the checks, the horizons. Returns
@@ -778,6 +814,9 @@ int eng_group_run_(sim_engine *root, mgs_time limit, bool to_completion)
     for (uint32_t p = 0; p < g->n; p++) {
         sim_engine *e = g->part[p].e;
         e->stop = e->interrupted = false;
+        g->part[p].failed = false;
+        g->part[p].rc = MGS_OK;
+        g->part[p].err_code = 0;
         eng_note_forward(e);
     }
     root->stop = false;
@@ -797,27 +836,24 @@ int eng_group_run_(sim_engine *root, mgs_time limit, bool to_completion)
             break;
         g->st.serial_s += eng_wall_s_() - t0;
         if (ahead) {
-            bool stopped;
-            b = eng_run_ahead_(g, root, limit, &rc, &stopped);
-            if (b == BOUNDARY_FAIL || stopped) {
+            b = eng_run_ahead_(g, root, limit, &rc);
+            if (b == BOUNDARY_FAIL) {
                 root->stop = true;
                 return rc;
             }
-            break;
+            if (b == BOUNDARY_END && !any_failed(g))
+                break;
+        } else {
+            run_window(g);
+            g->st.windows++;
         }
-        run_window(g);
-        g->st.windows++;
-        bool stopped;
-        rc = eng_window_outcome_(g, &stopped);
-        if (rc) {
+        if (any_failed(g)) {
+            bool stopped;
+            rc = finish_failed(g, root, &stopped);
             root->stop = true;
             return rc;
         }
         eng_group_progress_(root, eng_group_events_(root));
-        if (stopped) {
-            root->stop = true;
-            return MGS_OK;
-        }
     }
     if (to_completion) {
         set_all_now(g, group_now(g));

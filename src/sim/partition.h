@@ -45,9 +45,9 @@
 ** checks. The same merge order makes the results the same.
 **
 ** Limits, the watchdog, stops and errors are checked at boundaries: a
-** partition that stops (eng_stop, an error) ends its window at that
-** event, the others finish theirs (running ahead: their step), and the
-** run returns the lowest-indexed partition's outcome.
+** partition that stops (eng_stop, an error) at time T runs no further,
+** the others run through every event at or before T, and the run returns
+** the outcome of the earliest failure (by time, then partition index).
 */
 #ifndef MGS_SIM_PARTITION_H
 #define MGS_SIM_PARTITION_H

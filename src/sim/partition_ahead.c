@@ -138,6 +138,8 @@ static bool step_part(eng_group *g, uint32_t k, uint32_t p)
 {
     eng_part *pt = &g->part[p];
     sim_engine *e = pt->e;
+    if (pt->failed)
+        return false;         /* thread 0 finishes the run */
     mgs_time h = ahead_horizon(g, p);
     eng_take_mail_(g, p);
     bool fired = false;
@@ -152,7 +154,7 @@ static bool step_part(eng_group *g, uint32_t k, uint32_t p)
         send_mail(g, p);
         fired = true;
         __atomic_store_n(&g->steps[k].v, g->steps[k].v + 1, __ATOMIC_RELAXED);
-        if (pt->rc || e->stop) {
+        if (pt->failed) {
             __atomic_store_n(&g->ctl.halt, 1, __ATOMIC_RELEASE);
             break;
         }
@@ -309,10 +311,8 @@ static void pin_threads(eng_group *g, bool on)
     g->caller_pinned = true;
 }
 
-/* Thread 0's side of a run ahead, from a boundary that said run; returns
-** BOUNDARY_END or BOUNDARY_FAIL (*rc; *stopped: a partition stopped). */
-int eng_run_ahead_(eng_group *g, sim_engine *root, mgs_time limit, int *rc,
-                   bool *stopped)
+/* Thread 0's side of a run ahead, from a boundary that said run. */
+int eng_run_ahead_(eng_group *g, sim_engine *root, mgs_time limit, int *rc)
 {
     publish_boundary(g, true);
     g->ctl.done = g->ctl.halt = g->ctl.global_req = 0;
@@ -328,15 +328,14 @@ int eng_run_ahead_(eng_group *g, sim_engine *root, mgs_time limit, int *rc,
     double idle = 0, next_check = eng_wall_s_() + AHEAD_CHECK_S;
     int b;
     *rc = MGS_OK;
-    *stopped = false;
     for (;;) {
         bool busy, fired = ahead_scan(g, 0, &idle, &busy);
         note_idle(g, 0, fired, &idle);
         bool global = false;
         if (__atomic_load_n(&g->ctl.halt, __ATOMIC_ACQUIRE)) {
+            /* The caller finishes in windows (the earliest failure). */
             claim_all(g);
-            *rc = eng_window_outcome_(g, stopped);
-            b = *rc ? BOUNDARY_FAIL : BOUNDARY_END;
+            b = BOUNDARY_HALT;
             break;
         }
         /* Quiet: no event fired anywhere since the last scan and nobody

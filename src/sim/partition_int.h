@@ -71,6 +71,10 @@ typedef struct eng_part {
     ** it can act as last published (0: publish at the next step). */
     uint64_t posts;
     mgs_time ep;
+    /* It failed or stopped (at the time of that event) in this run: it
+    ** runs no further, and the run's outcome is the earliest such. */
+    bool failed;
+    mgs_time fail_t;
 } eng_part;
 
 /* Running ahead: a flag and a counter on a cache line of their own (a
@@ -152,15 +156,16 @@ void eng_post_bounds_(eng_group *g, uint32_t p, mgs_time e);
 /* Queues a crossing's post in its receiver (the merge order). */
 void eng_schedule_crossed_(sim_engine *e, const eng_mail *m);
 /* The boundary: every post merged, the checks, the horizons. */
-enum { BOUNDARY_RUN, BOUNDARY_END, BOUNDARY_FAIL };
+enum { BOUNDARY_RUN, BOUNDARY_END, BOUNDARY_FAIL, BOUNDARY_HALT };
 int eng_boundary_(eng_group *g, sim_engine *root, mgs_time limit, int *rc);
-/* The first partition (by index) that failed or stopped decides. */
+/* The partition that failed or stopped first (by time, then index)
+** decides; the others must have run through that time. */
 int eng_window_outcome_(eng_group *g, bool *stopped);
 void eng_group_progress_(sim_engine *root, uint64_t events);
 
-/* partition_ahead.c */
-int eng_run_ahead_(eng_group *g, sim_engine *root, mgs_time limit, int *rc,
-                   bool *stopped);
+/* partition_ahead.c: returns BOUNDARY_END, BOUNDARY_FAIL (*rc) or
+** BOUNDARY_HALT (a partition failed or stopped: every claim released). */
+int eng_run_ahead_(eng_group *g, sim_engine *root, mgs_time limit, int *rc);
 void eng_ahead_worker_(eng_group *g, uint32_t k);
 void eng_take_mail_(eng_group *g, uint32_t q);
 uint64_t eng_steps_total_(const eng_group *g);

@@ -35,6 +35,24 @@ for case in mm/unified mm/discrete bfs/unified; do
     done
 done
 
+# A failed run too: every GPU's waves hit sim.max_wave_insts; the same
+# wave is reported (the first GPU's, carried with its answer) and every
+# statistic is the same for 1, 2 and 4 threads.
+for t in 1 2 4; do
+    expect_exit 3 "$bin" run mm --mode timing --size small --gpus 4 \
+        --platform unified --set sim.partition=gpu --set sim.threads=$t \
+        --set sim.max_wave_insts=100 --db "$TMP/fail-$t.db"
+    grep -a "error:" "$ERR" > "$TMP/fail-$t.err"
+    metrics "$TMP/fail-$t.db" > "$TMP/fail-$t.txt"
+done
+expect_in "$TMP/fail-1.err" "no progress after 100 instructions"
+for t in 2 4; do
+    cmp -s "$TMP/fail-1.err" "$TMP/fail-$t.err" ||
+        fail "failed run: another error with $t threads: $(cat "$TMP/fail-$t.err")"
+    cmp -s "$TMP/fail-1.txt" "$TMP/fail-$t.txt" ||
+        fail "failed run: statistics differ between 1 and $t threads"
+done
+
 # The sanitizer build with 2 threads agrees with the optimised one.
 if [ "$bin" != "$MGSIM" ]; then
     expect_exit 0 "$MGSIM" run mm --mode timing --size small --gpus 4 \

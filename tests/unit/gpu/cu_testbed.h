@@ -185,6 +185,8 @@ static bool tcp_tick(sim_comp *c)
     while ((m = (cp_msg *)port_retrieve(&p->port))) {
         uint32_t i = (uint32_t)(m - p->msgs);
         p->status[i] = m->status;
+        if (m->status != MGS_OK) /* as the CP passes it on */
+            mgs_error_set(m->status, "%s", m->err);
         p->done_cycle[i] = eng_now(c->eng) / c->period;
         p->wf_insts += m->wf_insts;
         p->done++;

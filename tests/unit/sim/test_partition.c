@@ -457,6 +457,84 @@ static void test_max_events_at_a_boundary_same_for_any_threads(void **state)
     assert_memory_equal(&r1, &r2, sizeof r1);
 }
 
+/* ---- failures ------------------------------------------------------- */
+
+/* A component that ticks every ns and fails (an error and eng_stop) at
+** its fail_at. */
+typedef struct failer {
+    sim_comp base;
+    mgs_time fail_at;
+} failer;
+
+static bool failer_tick(sim_comp *c)
+{
+    failer *f = (failer *)c;
+    if (eng_now(c->eng) >= f->fail_at) {
+        mgs_error_set(MGS_ESIM, "%s failed at %llu", c->name,
+                      (unsigned long long)eng_now(c->eng));
+        eng_stop(c->eng);
+        return false;
+    }
+    return true;
+}
+
+static const sim_comp_ops failer_ops = {.kind = "Failer",
+                                        .tick = failer_tick};
+
+/* Partitions P1..P3 (crossings to and from the root, 20 ns) tick until
+** their fail times; the run reports the earliest failure (by time, then
+** partition), whatever the threads. */
+static void run_failers(uint32_t threads, mgs_time lat,
+                        const mgs_time fail_at[3], char *msg, size_t size)
+{
+    sim_engine *root = eng_new(NULL);
+    failer f[3];
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "P%d", i + 1);
+        sim_engine *p = eng_partition_new(root, name);
+        eng_crossing_add(p, root, lat, "test");
+        eng_crossing_add(root, p, lat, "test");
+        f[i].fail_at = fail_at[i];
+        comp_init(&f[i].base, p, &failer_ops, name, 1000);
+        comp_wake(&f[i].base);
+    }
+    assert_int_equal(eng_set_threads(root, threads), MGS_OK);
+    eng_run(root);
+    snprintf(msg, size, "%s", mgs_error_msg());
+    for (int i = 0; i < 3; i++)
+        comp_fini(&f[i].base);
+    eng_free(root);
+}
+
+static void test_earliest_failure_reported_for_any_threads(void **state)
+{
+    (void)state;
+    /* The last case's lookahead (1 ms) lets P1 fail at 400 ns before P3
+    ** has run at all: P3 must still be run to its earlier failure. */
+    static const mgs_time cases[4][4] = {
+        /* lookahead, fail times of P1, P2, P3 */
+        {20000, 900000, 300000, 700000},      /* P2 first */
+        {20000, 500000, 800000, 500000},      /* P1 and P3 at once: P1 */
+        {20000, 800000, 800000, 100000},      /* P3 long before */
+        {1000000000, 400000, 900000, 100000}, /* P3, far behind P1 */
+    };
+    static const char *want[4] = {"P2 failed at 300000",
+                                  "P1 failed at 500000",
+                                  "P3 failed at 100000",
+                                  "P3 failed at 100000"};
+    for (int c = 0; c < 4; c++)
+        for (int rep = 0; rep < 5; rep++)
+            for (uint32_t threads = 1; threads <= 4; threads++) {
+                char msg[256];
+                run_failers(threads, cases[c][0], &cases[c][1], msg,
+                            sizeof msg);
+                if (!strstr(msg, want[c]))
+                    fail_msg("case %d, %u threads: '%s', want '%s'", c,
+                             threads, msg, want[c]);
+            }
+}
+
 static void test_zero_latency_crossing_refused(void **state)
 {
     (void)state;
@@ -537,6 +615,7 @@ int main(void)
         cmocka_unit_test(test_promise_widens_windows_same_results),
         cmocka_unit_test(test_crossing_connection_same_for_any_threads),
         cmocka_unit_test(test_max_events_at_a_boundary_same_for_any_threads),
+        cmocka_unit_test(test_earliest_failure_reported_for_any_threads),
         cmocka_unit_test(test_zero_latency_crossing_refused),
         cmocka_unit_test(test_touching_another_partition_aborts),
     };
