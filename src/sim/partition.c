@@ -338,6 +338,7 @@ void eng_run_part_(eng_group *g, uint32_t p)
         return;
     eng_running_ = e;
     eng_thread_part_ = p;
+    mgs_error_clear();        /* what is set now is this partition's */
     pt->rc = eng_run_window_(e, g->horizon[p] - 1);
     eng_running_ = NULL;
     eng_thread_part_ = 0;

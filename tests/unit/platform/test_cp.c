@@ -404,7 +404,7 @@ static void test_workgroup_too_big(void **state)
     /* 41 waves never fit 40 slots. */
     assert_int_equal(world_launch(&w, 4, 41), MGS_OK);
     assert_int_equal(w.drv.msg.status, MGS_EINVAL);
-    assert_non_null(strstr(mgs_error_msg(), "does not fit a CU"));
+    assert_non_null(strstr(w.drv.msg.err, "does not fit a CU"));
     assert_int_equal(w.cus[0].mapped, 0);
     world_fini(&w);
 }
