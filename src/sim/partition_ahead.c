@@ -21,8 +21,9 @@
 ** over a gap; instead, when no step fires anything, thread 0 claims every
 ** partition and makes a global step: the window boundary (merge, checks,
 ** horizons), whose bounds are then published. It does the same every
-** 50 ms of wall time for the interrupt flag and the progress line, and
-** when a partition stops or fails.
+** 50 ms of wall time for the interrupt flag and the progress line. When a
+** partition stops or fails, every thread stops after its step and the
+** caller finishes in windows (partition.c, finish_failed).
 */
 #include <string.h>
 
