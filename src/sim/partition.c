@@ -65,10 +65,8 @@ void eng_barrier_wait_(par_barrier *b)
             return;
         if (i % BARRIER_YIELD_EVERY == 0)
             sched_yield();
-#if defined(__x86_64__) || defined(__i386__)
         else
-            __builtin_ia32_pause();
-#endif
+            eng_cpu_pause_();
     }
     __atomic_add_fetch(&b->sleepers, 1, __ATOMIC_SEQ_CST);
     while (__atomic_load_n(&b->gen, __ATOMIC_SEQ_CST) == g)
@@ -671,7 +669,9 @@ void eng_group_progress_(sim_engine *root, uint64_t events)
 
 /* The outcome of a window: the first partition (by index) that failed or
 ** stopped decides. */
-int eng_window_outcome_(eng_group *g, bool *stopped)
+/* The partition that failed or stopped first (by time, then index)
+** decides; the others must have run through that time. */
+static int window_outcome(eng_group *g, bool *stopped)
 {
     *stopped = false;
     eng_part *first = NULL;
@@ -721,7 +721,7 @@ static int finish_failed(eng_group *g, sim_engine *root, bool *stopped)
         run_window(g);
         g->st.windows++;
     }
-    return eng_window_outcome_(g, stopped);
+    return window_outcome(g, stopped);
 }
 
 /* The boundary: every post merged, the checks, the horizons. Returns

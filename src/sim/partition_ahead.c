@@ -33,13 +33,6 @@
 
 #define AHEAD_CHECK_S 0.05
 
-static inline void cpu_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
 static inline bool try_claim(eng_group *g, uint32_t p)
 {
     return !__atomic_load_n(&g->claim[p].v, __ATOMIC_RELAXED) &&
@@ -55,7 +48,7 @@ static void spin_lock(uint32_t *l)
 {
     while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
         while (__atomic_load_n(l, __ATOMIC_RELAXED))
-            cpu_pause();
+            eng_cpu_pause_();
 }
 
 static void spin_unlock(uint32_t *l)
@@ -130,7 +123,6 @@ static void publish(eng_group *g, uint32_t p, mgs_time ep)
             __atomic_store_n(&g->pub[p][q], g->bound[p][q],
                              __ATOMIC_RELEASE);
     __atomic_store_n(&g->pub_ep[p], ep, __ATOMIC_RELAXED);
-    g->part[p].ep = ep;
 }
 
 /* One step of partition p (claimed by the calling thread k); whether it
@@ -167,10 +159,23 @@ static bool step_part(eng_group *g, uint32_t k, uint32_t p)
     }
     mgs_time first = evq_count(&e->q) ? evq_min_time(&e->q) : MGS_TIME_MAX;
     mgs_time ep = first < h ? first : h;
-    if (!fired && ep == pt->ep)
+    if (!fired && ep == __atomic_load_n(&g->pub_ep[p], __ATOMIC_RELAXED))
         return false;
     publish(g, p, ep);
     return true;
+}
+
+/* Wall time a thread found nothing to run (eng_group_stats.wait_s):
+** from the end of a scan that found nothing to the next claim. */
+static inline void note_idle(eng_group *g, uint32_t k, bool fired,
+                             double *since)
+{
+    if (fired && *since > 0) {
+        g->idle_s[k] += eng_wall_s_() - *since;
+        *since = 0;
+    } else if (!fired && *since == 0) {
+        *since = eng_wall_s_();
+    }
 }
 
 /* Steps every partition it can claim, the furthest behind first; *busy:
@@ -207,27 +212,11 @@ static bool ahead_scan(eng_group *g, uint32_t k, double *idle, bool *busy)
             *busy = true;
             continue;
         }
-        if (*idle > 0) {
-            g->idle_s[k] += eng_wall_s_() - *idle;
-            *idle = 0;
-        }
+        note_idle(g, k, true, idle);
         fired |= step_part(g, k, p);
         unclaim(g, p);
     }
     return fired;
-}
-
-/* Wall time a thread found nothing to run (eng_group_stats.wait_s):
-** from the end of a scan that found nothing to the next claim. */
-static inline void note_idle(eng_group *g, uint32_t k, bool fired,
-                             double *since)
-{
-    if (fired && *since > 0) {
-        g->idle_s[k] += eng_wall_s_() - *since;
-        *since = 0;
-    } else if (!fired && *since == 0) {
-        *since = eng_wall_s_();
-    }
 }
 
 void eng_ahead_worker_(eng_group *g, uint32_t k)
@@ -237,7 +226,7 @@ void eng_ahead_worker_(eng_group *g, uint32_t k)
         bool busy, fired = ahead_scan(g, k, &idle, &busy);
         note_idle(g, k, fired, &idle);
         if (!fired)
-            cpu_pause();
+            eng_cpu_pause_();
     }
     note_idle(g, k, true, &idle);
 }
@@ -247,7 +236,7 @@ static void claim_all(eng_group *g)
     __atomic_store_n(&g->ctl.global_req, 1, __ATOMIC_SEQ_CST);
     for (uint32_t p = 0; p < g->n; p++)
         while (!try_claim(g, p))
-            cpu_pause();
+            eng_cpu_pause_();
 }
 
 static void unclaim_all(eng_group *g)
@@ -270,7 +259,6 @@ static void publish_boundary(eng_group *g, bool reset)
         }
         /* Unknown until its next step, which this makes it take. */
         __atomic_store_n(&g->pub_ep[p], 0, __ATOMIC_RELAXED);
-        g->part[p].ep = 0;
     }
 }
 
@@ -353,7 +341,7 @@ int eng_run_ahead_(eng_group *g, sim_engine *root, mgs_time limit, int *rc)
             global = true;
         if (!global) {
             if (!fired)
-                cpu_pause();
+                eng_cpu_pause_();
             continue;
         }
         claim_all(g);

@@ -67,10 +67,7 @@ typedef struct eng_part {
                                  windows (weight 1/2 to the last one) */
     int err_code;             /* the error its thread recorded */
     char err[1024];
-    /* Running ahead (threads >= 2): posts merged, and the earliest time
-    ** it can act as last published (0: publish at the next step). */
-    uint64_t posts;
-    mgs_time ep;
+    uint64_t posts;           /* running ahead: posts it took */
     /* It failed or stopped (at the time of that event) in this run: it
     ** runs no further, and the run's outcome is the earliest such. */
     bool failed;
@@ -122,9 +119,10 @@ struct eng_group {
     double arrive[ENG_MAX_THREADS]; /* when each reached the window's end */
     double wait_s;                  /* summed: last arrival - arrival */
     eng_group_stats st;
-    /* Running ahead (partition_ahead below). pub[p][q]: the earliest time
-    ** p can still post to q (release-stored by p's thread, only ever
-    ** raised); ep[p] the earliest time p can act, for the scan order. */
+    /* Running ahead (partition_ahead.c). pub[p][q]: the earliest time p
+    ** can still post to q (release-stored by p's thread, only ever
+    ** raised); pub_ep[p] the earliest time p can act as it last published
+    ** (0: unknown, publish at the next step). */
     bool ahead;
     mgs_time pub[ENG_MAX_PARTITIONS][ENG_MAX_PARTITIONS];
     mgs_time pub_ep[ENG_MAX_PARTITIONS];
@@ -145,6 +143,14 @@ struct eng_group {
     double idle_s[ENG_MAX_THREADS];
 };
 
+/* A spinning thread's hint to the core (barriers, claims, locks). */
+static inline void eng_cpu_pause_(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 /* partition.c */
 void eng_barrier_wait_(par_barrier *b);
 double eng_wall_s_(void);
@@ -158,9 +164,6 @@ void eng_schedule_crossed_(sim_engine *e, const eng_mail *m);
 /* The boundary: every post merged, the checks, the horizons. */
 enum { BOUNDARY_RUN, BOUNDARY_END, BOUNDARY_FAIL, BOUNDARY_HALT };
 int eng_boundary_(eng_group *g, sim_engine *root, mgs_time limit, int *rc);
-/* The partition that failed or stopped first (by time, then index)
-** decides; the others must have run through that time. */
-int eng_window_outcome_(eng_group *g, bool *stopped);
 void eng_group_progress_(sim_engine *root, uint64_t events);
 
 /* partition_ahead.c: returns BOUNDARY_END, BOUNDARY_FAIL (*rc) or
