@@ -53,7 +53,7 @@ VERSION := 0.1.0
 
 CFLAGS := -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC $(OPT) \
           -Iinclude -Isrc -I. $(PKG_CFLAGS) -MMD -MP \
-          -DMGS_VERSION='"$(VERSION)"' -DMGS_GIT_REV='"$(GIT_REV)"' \
+          -DMGS_VERSION='"$(VERSION)"' -I$(BUILD)/gen \
           -DMGS_KERNEL_DIR='"$(abspath $(KDIR))"' \
           -DMGS_SOURCE_DIR='"$(abspath .)"'
 LDLIBS := $(PKG_LIBS) -lm -lpthread
@@ -98,7 +98,17 @@ $(FLAGS_STAMP): FORCE
 	@printf '%s\n' '$(STAMP_TEXT)' | cmp -s - $@ || \
 	  printf '%s\n' '$(STAMP_TEXT)' > $@
 
-$(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
+# The git revision the results record (MGS_GIT_REV) lives in a generated
+# header rewritten only when the revision changes, so the files that
+# include it are rebuilt then, and only they (a -D flag went stale: objects
+# compiled before a commit kept the old revision).
+GIT_REV_H := $(BUILD)/gen/git_rev.h
+$(GIT_REV_H): FORCE
+	@mkdir -p $(dir $@)
+	@printf '#define MGS_GIT_REV "%s"\n' '$(GIT_REV)' | cmp -s - $@ || \
+	  printf '#define MGS_GIT_REV "%s"\n' '$(GIT_REV)' > $@
+
+$(BUILD)/obj/%.o: %.c $(FLAGS_STAMP) | $(GIT_REV_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 

@@ -6,8 +6,10 @@
 ** an instruction touches few lines in the common case, and at most
 ** CU_COAL_MAX, so the scan stays cheap and needs no table to clear.
 ** cu_coalesce handles an access inside the latest request's line inline
-** (no split, no lookup); cu_coal_fill_lanes lets the CU scatter a response
-** to the lanes of its request only (the CU sends that mask in base.id).
+** (no split, no lookup; for one-element loads the latest request stays in
+** registers); cu_coal_fill_lanes lets the CU scatter a response to the
+** lanes of its request only (the CU sends that mask in base.id), a dword
+** inside the response as one 4-byte move.
 */
 #include "gpu/coalescer.h"
 
@@ -80,17 +82,34 @@ uint32_t cu_coalesce(const gcn_mem_plan *p, uint32_t line_bytes,
     const uint64_t elem_bits = eb < 64 ? (1ull << eb) - 1 : ~0ull;
     if (p->nelem == 1 && !store) {
         /* The common load: one element per lane. Same steps as below,
-        ** without the element loop and the store data. */
+        ** without the element loop and the store data; the latest
+        ** request's line, mask and lanes stay in registers (written back
+        ** before add_access, which may read or extend any request). The
+        ** sentinel line 1 is not line-aligned, so it matches no address. */
+        cu_coal_req *r = NULL;
+        uint64_t rline = 1, rmask = 0, rlanes = 0;
         for (uint64_t m = p->mem_lanes; m; m &= m - 1) {
             unsigned lane = (unsigned)__builtin_ctzll(m);
             uint64_t a = p->addr[0][lane];
             unsigned off = (unsigned)(a & off_mask);
-            if (n && off + eb <= line_bytes && out[n - 1].line == a - off) {
-                out[n - 1].mask |= elem_bits << off;
-                out[n - 1].lanes |= 1ull << lane;
+            if (a - off == rline && off + eb <= line_bytes) {
+                rmask |= elem_bits << off;
+                rlanes |= 1ull << lane;
                 continue;
             }
+            if (r) {
+                r->mask = rmask;
+                r->lanes = rlanes;
+            }
             add_access(out, &n, line_bytes, lane, a, eb, NULL);
+            r = &out[n - 1];
+            rline = r->line;
+            rmask = r->mask;
+            rlanes = r->lanes;
+        }
+        if (r) {
+            r->mask = rmask;
+            r->lanes = rlanes;
         }
         return n;
     }
@@ -124,30 +143,46 @@ void cu_coal_fill(gcn_mem_plan *p, uint64_t addr, uint32_t size,
     cu_coal_fill_lanes(p, p->mem_lanes, addr, size, bytes);
 }
 
+/* Copies the part of lane's element e that lies in [addr, end). */
+static void fill_one(gcn_mem_plan *p, unsigned e, unsigned lane,
+                     uint64_t addr, uint64_t end, const uint8_t *bytes)
+{
+    const unsigned eb = p->elem_bytes;
+    uint64_t a = p->addr[e][lane];
+    if (a >= end || a + eb <= addr)
+        return;
+    uint64_t lo = a > addr ? a : addr;
+    uint64_t hi = a + eb < end ? a + eb : end;
+    uint8_t *dst = (uint8_t *)&p->data[e][lane];
+    /* The whole element, or the part of a straddling access that this
+    ** response holds. */
+    memcpy(dst + (lo - a), bytes + (lo - addr), (size_t)(hi - lo));
+}
+
 void cu_coal_fill_lanes(gcn_mem_plan *p, uint64_t lanes, uint64_t addr,
                         uint32_t size, const uint8_t *bytes)
 {
     const uint64_t end = addr + size;
-    const unsigned eb = p->elem_bytes;
+    if (p->nelem == 1 && p->elem_bytes == 4 && size >= 4) {
+        /* The common load (a dword per lane): an access wholly inside the
+        ** response is one 4-byte move (an address below addr wraps to a
+        ** large offset and takes the general path, as does a straddling
+        ** one). */
+        const uint64_t last = (uint64_t)size - 4;
+        for (uint64_t m = lanes & p->mem_lanes; m; m &= m - 1) {
+            unsigned lane = (unsigned)__builtin_ctzll(m);
+            uint64_t d = p->addr[0][lane] - addr;
+            if (d <= last)
+                memcpy(&p->data[0][lane], bytes + d, 4);
+            else
+                fill_one(p, 0, lane, addr, end, bytes);
+        }
+        return;
+    }
     for (uint64_t m = lanes & p->mem_lanes; m; m &= m - 1) {
         unsigned lane = (unsigned)__builtin_ctzll(m);
-        for (unsigned e = 0; e < p->nelem; e++) {
-            uint64_t a = p->addr[e][lane];
-            if (a >= end || a + eb <= addr)
-                continue;
-            uint64_t lo = a > addr ? a : addr;
-            uint64_t hi = a + eb < end ? a + eb : end;
-            uint8_t *dst = (uint8_t *)&p->data[e][lane];
-            if (lo == a && hi == a + eb) { /* the common case */
-                if (eb == 4)
-                    memcpy(dst, bytes + (a - addr), 4); /* one move */
-                else
-                    memcpy(dst, bytes + (a - addr), eb);
-                continue;
-            }
-            /* A straddling access: copy the part in this response. */
-            memcpy(dst + (lo - a), bytes + (lo - addr), (size_t)(hi - lo));
-        }
+        for (unsigned e = 0; e < p->nelem; e++)
+            fill_one(p, e, lane, addr, end, bytes);
     }
 }
 

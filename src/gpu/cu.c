@@ -181,19 +181,24 @@ bool cu_res_fits_empty(const cu_config *cfg, const gpu_launch *l)
 static void simd_list_add(cu *c, cu_wave *wv)
 {
     uint32_t s = wv->simd;
-    c->simd_waves[s][c->simd_nwaves[s]++] = wv; /* newest last: age order */
+    wv->list_pos = c->simd_nwaves[s]++;
+    c->simd_waves[s][wv->list_pos] = wv; /* newest last: age order */
 }
 
+/* Removes the wave from its SIMD's list (and the parallel arrays), keeping the
+** age order of the others. */
 static void simd_list_remove(cu *c, cu_wave *wv)
 {
-    uint32_t s = wv->simd, n = c->simd_nwaves[s];
+    uint32_t s = wv->simd, n = c->simd_nwaves[s], i = wv->list_pos;
     cu_wave **l = c->simd_waves[s];
-    for (uint32_t i = 0; i < n; i++)
-        if (l[i] == wv) {
-            memmove(&l[i], &l[i + 1], (n - i - 1) * sizeof *l);
-            c->simd_nwaves[s]--;
-            return;
-        }
+    uint64_t *at = c->simd_issue_at[s], *fk = c->simd_fetch_key[s];
+    assert(i < n && l[i] == wv);
+    memmove(&l[i], &l[i + 1], (n - i - 1) * sizeof *l);
+    memmove(&at[i], &at[i + 1], (n - i - 1) * sizeof *at);
+    memmove(&fk[i], &fk[i + 1], (n - i - 1) * sizeof *fk);
+    for (uint32_t j = i; j + 1 < n; j++)
+        l[j]->list_pos = j;
+    c->simd_nwaves[s]--;
 }
 
 static cu_wave *free_wave_slot(cu *c)
@@ -296,12 +301,14 @@ static void start_wg(cu *c, cp_msg *m, const uint8_t simd_of_wave[])
         wv->ib_start = wv->ib_end = wv->fetch_next = line;
         wv->last_fetch = 0;
         wv->fetch_inflight = 0;
+        wv->fetch_want = 0;
         wv->finished = false;
         wv->nops = wv->vm_out = wv->lgkm_out = 0;
         for (uint32_t j = 0; j < CU_WAVE_MAX_OPS; j++)
             wv->ops[j].in_use = 0;
         g->waves[i] = wv;
         simd_list_add(c, wv);
+        cu_wave_sched_update(c, wv);
     }
     c->resident++;
     stat_inc(c->st.wgs);
@@ -313,6 +320,7 @@ static void finish_wg(cu *c, cu_wg *g)
     for (uint32_t i = 0; i < g->wg.nwaves; i++) {
         cu_wave *wv = g->waves[i];
         simd_list_remove(c, wv);
+        assert(!wv->fetch_want); /* ENDED */
         wv->state = CU_W_FREE;
         wv->wg = NULL;
     }
@@ -355,6 +363,7 @@ void cu_barrier_check(cu *c, cu_wg *g)
         wv->w.at_barrier = false;
         wv->w.pc += 4;
         wv->busy_until = now + 1;
+        cu_wave_sched_update(c, wv);
     }
     g->at_barrier = 0;
 }
@@ -382,6 +391,8 @@ void cu_wave_end(cu *c, cu_wave *wv, int status, const char *msg)
         wv->state = CU_W_ENDED;
         g->ended++;
     }
+    for (uint32_t i = 0; i < g->wg.nwaves; i++)
+        cu_wave_sched_update(c, g->waves[i]); /* ENDED: no more fetches */
     if (g->status == MGS_OK)
         cu_barrier_check(c, g);
     for (uint32_t i = 0; i < g->wg.nwaves; i++)
@@ -466,19 +477,13 @@ static bool send_done(cu *c)
 
 /* ---- timed wake-ups ---- */
 
-/* Whether the fetch arbiter would send a fetch for the wave on its turn
-** (the same test as cu_fetch). A full instruction lane needs no timer: the
-** port notifies when it frees (cu_fetch asked it to). */
-static bool wv_can_fetch(const cu *c, const cu_wave *wv)
+/* Whether the fetch arbiter would send a fetch on a turn of a SIMD with a
+** wave that wants one (cu_fetch's CU-wide tests). A full instruction lane
+** needs no timer: the port notifies when it frees (cu_fetch asked it to). */
+static bool cu_can_fetch(const cu *c)
 {
-    if (wv->state == CU_W_ENDED || wv->fetch_inflight ||
-        c->fetch_inflight >= c->cfg.fetch_max_inflight || !c->inst_routed ||
-        !port_can_send(&c->inst))
-        return false;
-    const uint64_t line = c->cfg.fetch_line;
-    uint64_t pc_line = wv->w.pc & ~(line - 1);
-    uint64_t start = wv->ib_start > pc_line ? wv->ib_start : pc_line;
-    return wv->fetch_next + line - start <= c->cfg.inst_buf_bytes;
+    return c->fetch_inflight < c->cfg.fetch_max_inflight && c->inst_routed &&
+           port_can_send(&c->inst);
 }
 
 /* The first cycle at or after t that is SIMD s's turn. */
@@ -564,10 +569,16 @@ static uint64_t next_timed_cycle(cu *c, uint64_t now)
     ** (the result is the same minimum). It starts at the SIMD whose turn
     ** is next, the likeliest to hold that earliest cycle. */
     const uint32_t first = cu_turn(c, now + 1);
+    const bool can_fetch = cu_can_fetch(c);
     for (uint32_t k = 0; k < ns && best > now + 1; k++) {
         const uint32_t s = first + k < ns ? first + k : first + k - ns;
         const uint64_t fetch_turn = turn_at_or_after(c, now + 1, s);
+        if (can_fetch && c->simd_fetch_want[s] && fetch_turn < best)
+            best = fetch_turn; /* its next fetch turn */
+        const uint64_t *at = c->simd_issue_at[s];
         for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
+            if (at[i] == UINT64_MAX)
+                continue; /* not READY: only an event makes it so */
             const cu_wave *wv = c->simd_waves[s][i];
             uint64_t t = wave_issue_at(c, wv, now + 1, &refusing);
             if (t != UINT64_MAX) {
@@ -576,8 +587,6 @@ static uint64_t next_timed_cycle(cu *c, uint64_t now)
                 if (t < best)
                     best = t;
             }
-            if (fetch_turn < best && wv_can_fetch(c, wv))
-                best = fetch_turn; /* its SIMD's next fetch turn */
             if (best <= now + 1)
                 break;
         }
@@ -604,6 +613,8 @@ static void count_refusals_asleep(cu *c, uint64_t last, uint64_t now)
 {
     for (uint32_t s = 0; s < c->cfg.num_simds; s++)
         for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
+            if (c->simd_issue_at[s][i] == UINT64_MAX)
+                continue; /* not READY: not refused */
             const cu_wave *wv = c->simd_waves[s][i];
             bool refused = false;
             wave_issue_at(c, wv, 0, &refused);
@@ -713,8 +724,10 @@ static bool cu_tick(sim_comp *comp)
     {
         const uint32_t s = cu_turn(c, now);
         cu_wave *const *w = c->simd_waves[s];
+        const uint64_t *at = c->simd_issue_at[s];
         for (uint32_t i = 0, n = c->simd_nwaves[s]; i < n; i++)
-            __builtin_prefetch(w[i]);
+            if (at[i] <= now)
+                __builtin_prefetch(w[i]);
     }
     progress |= cu_fetch(c, now);
     progress |= cu_issue(c, now);
@@ -730,8 +743,10 @@ static bool cu_tick(sim_comp *comp)
         /* Ticking again next cycle: start fetching that SIMD's waves. */
         const uint32_t s = cu_turn(c, now + 1);
         cu_wave *const *w = c->simd_waves[s];
+        const uint64_t *at = c->simd_issue_at[s];
         for (uint32_t i = 0, n = c->simd_nwaves[s]; i < n; i++)
-            __builtin_prefetch(w[i]);
+            if (at[i] <= now + 1)
+                __builtin_prefetch(w[i]);
         return true;
     }
     uint64_t t = next_timed_cycle(c, now);
@@ -804,9 +819,14 @@ cu *cu_new(sim_engine *eng, const char *name, const cu_config *cfg,
                                    _Alignof(cu_wave));
     for (uint32_t i = 0; i < c->nwaves_slots; i++)
         c->waves[i].state = CU_W_FREE;
-    for (uint32_t s = 0; s < cfg->num_simds; s++)
+    for (uint32_t s = 0; s < cfg->num_simds; s++) {
         c->simd_waves[s] = mgs_xcalloc(cfg->wf_slots_per_simd,
                                        sizeof(cu_wave *));
+        c->simd_issue_at[s] = mgs_xcalloc(cfg->wf_slots_per_simd,
+                                          sizeof(uint64_t));
+        c->simd_fetch_key[s] = mgs_xcalloc(cfg->wf_slots_per_simd,
+                                           sizeof(uint64_t));
+    }
     c->wgs = mgs_xcalloc(c->nwaves_slots, sizeof *c->wgs);
     c->done_q = mgs_xcalloc(c->nwaves_slots + cfg->ctrl_buffer,
                             sizeof(cp_msg *));
@@ -872,8 +892,11 @@ void cu_free(cu *c)
         free(c->waves[i].vgpr_store);
         free(c->wgs[i].lds);
     }
-    for (uint32_t s = 0; s < c->cfg.num_simds; s++)
+    for (uint32_t s = 0; s < c->cfg.num_simds; s++) {
         free(c->simd_waves[s]);
+        free(c->simd_issue_at[s]);
+        free(c->simd_fetch_key[s]);
+    }
     free(c->waves);
     free(c->wgs);
     free(c->done_q);

@@ -110,6 +110,8 @@ typedef struct cu_wave {
     uint8_t fetch_inflight;
     uint8_t fetch_stalled; /* fetch_stall_since is set (issue waits for a
                               fetch); tested here, in the hot line */
+    uint8_t fetch_want;    /* = cu_wave_wants_fetch, counted in
+                              cu.simd_fetch_want (cu_fetch_want_update) */
     uint64_t busy_until;   /* cycle its non-memory instruction completes */
     /* instruction buffer: code offsets [ib_start, ib_end) are buffered;
     ** fetch_next is the next line to fetch (code_va is fetch_line-aligned,
@@ -123,6 +125,7 @@ typedef struct cu_wave {
     uint32_t *vgpr_store;  /* owned, vgpr_cap words */
     size_t vgpr_cap;
     uint32_t simd;
+    uint32_t list_pos;     /* index in c->simd_waves[simd] */
     uint64_t age;          /* dispatch order (oldest first) */
     uint64_t state_since;  /* cycle it entered WAITCNT / BARRIER */
     uint64_t fetch_stall_since; /* cycle it started waiting for fetch
@@ -191,7 +194,19 @@ struct cu {
     uint64_t *lds_ready;      /* lds_fifo[i]->ready_cycle, kept here so that
                                  the pops do not touch the wave */
     uint32_t simd_nwaves[CU_MAX_SIMDS];
+    uint32_t simd_fetch_want[CU_MAX_SIMDS]; /* waves with fetch_want set:
+                                 the fetch arbiter scans a SIMD only when
+                                 one of its waves wants a fetch */
     cu_wave **simd_waves[CU_MAX_SIMDS]; /* live waves per SIMD, age order */
+    uint64_t *simd_issue_at[CU_MAX_SIMDS]; /* parallel to simd_waves: the
+                                 wave's busy_until while READY, else
+                                 UINT64_MAX (cu_wave_sched_update); the
+                                 scans skip waves that cannot issue without
+                                 reading them */
+    uint64_t *simd_fetch_key[CU_MAX_SIMDS]; /* parallel to simd_waves: the
+                                 wave's last_fetch while fetch_want, else
+                                 UINT64_MAX: the fetch arbiter's choice
+                                 without reading the waves */
     uint64_t simd_busy_until[CU_MAX_SIMDS];
     uint64_t lds_next_free;   /* cycle the LDS unit takes a new op */
     uint64_t vdec_free_at;    /* issue_mgpusim: cycle the CU's one vector
@@ -319,6 +334,52 @@ static inline bool cu_mem_refused(const cu *c, const cu_wave *wv,
     return !u->routed || !c->plan_nfree || u->qcount == u->queue_cap ||
            !cu_mem_room(wv, vector, !vector || fmt == GCN_FMT_FLAT);
 }
+
+/* Whether the fetch arbiter may pick the wave (cu_fetch's per-wave test):
+** it has not ended, has no fetch in flight, and its buffer has room for one
+** more line once the lines behind the pc are dropped. */
+static inline bool cu_wave_wants_fetch(const cu *c, const cu_wave *wv)
+{
+    if (wv->state == CU_W_ENDED || wv->state == CU_W_FREE ||
+        wv->fetch_inflight)
+        return false;
+    const uint64_t line = c->cfg.fetch_line;
+    uint64_t pc_line = wv->w.pc & ~(line - 1);
+    uint64_t start = wv->ib_start > pc_line ? wv->ib_start : pc_line;
+    return wv->fetch_next + line - start <= c->cfg.inst_buf_bytes;
+}
+
+/* Brings the wave's scheduling summaries up to date: fetch_want and its
+** SIMD's count, and its entries in simd_issue_at and simd_fetch_key. Called wherever an input
+** changes: the pc, the buffer bounds, the fetch in flight, the state,
+** busy_until (after each issue, a release from s_waitcnt or s_barrier, a
+** fetch sent or answered, the end of a wave). Not for a freed wave (it has
+** left its SIMD's list). CU_CHECKS builds verify both summaries on every
+** fetch and issue turn. */
+static inline void cu_wave_sched_update(cu *c, cu_wave *wv)
+{
+    const uint8_t want = cu_wave_wants_fetch(c, wv);
+    if (want != wv->fetch_want) {
+        wv->fetch_want = want;
+        if (want)
+            c->simd_fetch_want[wv->simd]++;
+        else
+            c->simd_fetch_want[wv->simd]--;
+    }
+    c->simd_issue_at[wv->simd][wv->list_pos] =
+        wv->state == CU_W_READY ? wv->busy_until : UINT64_MAX;
+    c->simd_fetch_key[wv->simd][wv->list_pos] =
+        want ? wv->last_fetch : UINT64_MAX;
+}
+
+/* Consistency checks of the CU's incremental state against a full scan:
+** on in the sanitizer build (the tests), off in the -O2 build
+** (benchmarks), where they would cost what the state saves. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CU_CHECKS 1
+#else
+#define CU_CHECKS 0
+#endif
 
 /* cu.c */
 void cu_wave_end(cu *c, cu_wave *wv, int status, const char *msg);

@@ -38,6 +38,7 @@
 */
 #include "gpu/cu_int.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,31 +55,55 @@ static void ib_reset(cu *c, cu_wave *wv)
     wv->fetch_epoch++;
 }
 
+/* CU_CHECKS: SIMD s's count of waves wanting a fetch is right, and so are
+** each wave's flag and fetch key. */
+static void check_fetch_want(const cu *c, uint32_t s)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
+        const cu_wave *wv = c->simd_waves[s][i];
+        assert(wv->fetch_want == cu_wave_wants_fetch(c, wv));
+        assert(c->simd_fetch_key[s][i] ==
+               (wv->fetch_want ? wv->last_fetch : UINT64_MAX));
+        n += wv->fetch_want;
+    }
+    assert(n == c->simd_fetch_want[s]);
+    (void)n;
+}
+
+/* CU_CHECKS: SIMD s's simd_issue_at entries are right. */
+static void check_issue_at(const cu *c, uint32_t s)
+{
+    for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
+        const cu_wave *wv = c->simd_waves[s][i];
+        assert(wv->list_pos == i);
+        assert(c->simd_issue_at[s][i] ==
+               (wv->state == CU_W_READY ? wv->busy_until : UINT64_MAX));
+    }
+}
+
 bool cu_fetch(cu *c, uint64_t now)
 {
     if (!c->inst_routed || c->fetch_inflight >= c->cfg.fetch_max_inflight)
         return false;
     uint32_t s = cu_turn(c, now);
-    const uint64_t line = c->cfg.fetch_line;
-    cu_wave *best = NULL;
-    for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
-        cu_wave *wv = c->simd_waves[s][i];
-        if (wv->state == CU_W_ENDED || wv->fetch_inflight)
-            continue;
-        uint64_t pc_line = wv->w.pc & ~(line - 1);
-        uint64_t start = wv->ib_start > pc_line ? wv->ib_start : pc_line;
-        if (wv->fetch_next + line - start > c->cfg.inst_buf_bytes)
-            continue;
-        if (!best || wv->last_fetch < best->last_fetch)
-            best = wv;
-    }
-    if (!best)
-        return false;
+    if (CU_CHECKS)
+        check_fetch_want(c, s);
+    if (!c->simd_fetch_want[s])
+        return false; /* most turns: no scan */
+    /* The wave that has not fetched for the longest time, ties to the
+    ** older one (the first in age order). */
+    const uint64_t *key = c->simd_fetch_key[s];
+    uint32_t bi = 0;
+    for (uint32_t i = 1; i < c->simd_nwaves[s]; i++)
+        if (key[i] < key[bi])
+            bi = i;
     if (!port_can_send(&c->inst)) {
         port_notify_when_free(&c->inst); /* ticks the CU then */
         return false;
     }
-    cu_wave *wv = best;
+    cu_wave *wv = c->simd_waves[s][bi];
+    const uint64_t line = c->cfg.fetch_line;
     uint64_t pc_line = wv->w.pc & ~(line - 1);
     if (pc_line > wv->ib_start)
         wv->ib_start = pc_line; /* drop lines behind the pc */
@@ -100,6 +125,7 @@ bool cu_fetch(cu *c, uint64_t now)
     wv->fetch_next += line;
     wv->fetch_inflight = 1;
     wv->last_fetch = now;
+    cu_wave_sched_update(c, wv);
     c->fetch_inflight++;
     stat_inc(c->st.fetches);
     return true;
@@ -162,6 +188,7 @@ bool cu_take_fetch_responses(cu *c, uint64_t now)
         } else if (current) {
             wv->ib_end = req->vaddr - wv->code_va + req->size;
         }
+        cu_wave_sched_update(c, wv);
         mem_msg_release(c->pool, req);
         mem_msg_release(c->pool, rsp);
         cu_wave_maybe_finish(c, wv);
@@ -524,14 +551,26 @@ bool cu_issue(cu *c, uint64_t now)
     bool used[CU_U_COUNT + 1] = {false};
     bool progress = false;
     for (uint32_t k = 0; k < nsimds; k++, s = s + 1 < ns ? s + 1 : 0) {
-        uint32_t n = c->simd_nwaves[s];
-        if (!n)
-            continue;
-        cu_wave *list[64];
-        memcpy(list, c->simd_waves[s], n * sizeof *list); /* may change */
-        bool ready = false;
+        const uint32_t n = c->simd_nwaves[s];
+        if (CU_CHECKS)
+            check_issue_at(c, s);
+        /* The waves that may issue now (READY, busy_until passed), in age
+        ** order. Issuing cannot add one (a release sets busy_until to the
+        ** next cycle) but may end some or free them (a work-group that
+        ** finishes leaves the list): issue_wave tests each again. */
+        const uint64_t *at = c->simd_issue_at[s];
+        cu_wave *cand[64];
+        uint32_t nc = 0;
         for (uint32_t i = 0; i < n; i++)
-            progress |= issue_wave(c, list[i], now, used, &ready);
+            if (at[i] <= now)
+                cand[nc++] = c->simd_waves[s][i];
+        bool ready = false;
+        for (uint32_t i = 0; i < nc; i++)
+            if (issue_wave(c, cand[i], now, used, &ready)) {
+                progress = true;
+                if (cand[i]->state != CU_W_FREE)
+                    cu_wave_sched_update(c, cand[i]); /* pc, busy, state */
+            }
         if (ready) {
             c->mgp_simd = s;
             break;

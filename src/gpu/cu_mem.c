@@ -248,6 +248,7 @@ void cu_waitcnt_check(cu *c, cu_wave *wv, uint64_t now)
     wv->state = CU_W_READY;
     wv->w.pc += 4; /* past the s_waitcnt */
     wv->busy_until = now + 1;
+    cu_wave_sched_update(c, wv);
 }
 
 void cu_wave_retire(cu *c, cu_wave *wv, uint64_t now)
