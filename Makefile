@@ -42,6 +42,8 @@ endif
 # Kernels do not depend on the host build flavour; share them.
 KDIR ?= $(ROOTBUILD)/kernels
 HIPCC ?= hipcc
+# hipcc runs in a private TMPDIR, removed afterwards (scripts/in_tmpdir.sh).
+IN_TMPDIR := scripts/in_tmpdir.sh
 OCLCC ?= clang-15
 
 
@@ -138,7 +140,7 @@ $(BUILD)/bench/%: bench/%.c $(LIB) $(FLAGS_STAMP)
 # HIP kernels: hipcc emits an offload bundle; the loader accepts bundles.
 $(KDIR)/%.hsaco: kernels/%.hip
 	@mkdir -p $(dir $@)
-	$(HIPCC) --genco --offload-arch=gfx803 -O3 $< -o $@
+	$(IN_TMPDIR) $(HIPCC) --genco --offload-arch=gfx803 -O3 $< -o $@
 
 # OpenCL C kernels: plain code object from clang with the ROCm device libs
 # linked as builtin bitcode (clang does not find Debian's layout itself).

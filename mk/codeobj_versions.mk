@@ -17,11 +17,11 @@ kernels: $(KERNELS_V2) $(KERNELS_V3)
 
 $(KDIR)/v2/%.hsaco: kernels/%.hip
 	@mkdir -p $(dir $@)
-	$(HIPCC) --genco --offload-arch=gfx803 -O3 -mcode-object-version=2 $< -o $@
+	$(IN_TMPDIR) $(HIPCC) --genco --offload-arch=gfx803 -O3 -mcode-object-version=2 $< -o $@
 
 $(KDIR)/v3/%.hsaco: kernels/%.hip
 	@mkdir -p $(dir $@)
-	$(HIPCC) --genco --offload-arch=gfx803 -O3 -mcode-object-version=3 $< -o $@
+	$(IN_TMPDIR) $(HIPCC) --genco --offload-arch=gfx803 -O3 -mcode-object-version=3 $< -o $@
 
 $(KDIR)/v2/loader_cl.hsaco: tests/unit/gcn3/data/loader_cl.cl
 	@mkdir -p $(dir $@)

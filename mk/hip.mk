@@ -30,11 +30,11 @@ test-bins: $(HIP_EXAMPLES) $(HIP_PROGS) $(HIP_SHARED_EXAMPLE)
 
 $(BUILD)/examples/hip/%.o: examples/hip/%.hip
 	@mkdir -p $(dir $@)
-	$(HIPCC) $(HIPCC_FLAGS) -c $< -o $@
+	$(IN_TMPDIR) $(HIPCC) $(HIPCC_FLAGS) -c $< -o $@
 
 $(BUILD)/tests/unit/hip/progs/%.o: tests/unit/hip/progs/%.hip
 	@mkdir -p $(dir $@)
-	$(HIPCC) $(HIPCC_FLAGS) -c $< -o $@
+	$(IN_TMPDIR) $(HIPCC) $(HIPCC_FLAGS) -c $< -o $@
 
 $(HIP_EXAMPLES) $(HIP_PROGS): %: %.o $(HIPLIB_A)
 	$(HIP_CXX) $(SANLD) -o $@ $< $(HIPLIB_A) $(LDLIBS)

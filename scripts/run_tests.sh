@@ -13,6 +13,12 @@ export MGSIM="$build/mgsim"
 export CMOCKA_MESSAGE_OUTPUT=TAP
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# Every scratch file a test (or a tool it runs: hipcc leaves two empty
+# directories per compile) puts in $TMPDIR goes to one directory that is
+# removed at the end, not into /tmp.
+test_tmp=$(mktemp -d "${TMPDIR:-/tmp}/mgsim-tests.XXXXXX") || exit 1
+trap 'rm -rf "$test_tmp"' EXIT
+export TMPDIR="$test_tmp"
 passed=0; failed=0; failures=()
 logdir="$build/test-logs"; mkdir -p "$logdir"
 TIMEOUT=${MGSIM_TEST_TIMEOUT:-900}

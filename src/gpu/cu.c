@@ -183,6 +183,8 @@ static void simd_list_add(cu *c, cu_wave *wv)
     uint32_t s = wv->simd;
     wv->list_pos = c->simd_nwaves[s]++;
     c->simd_waves[s][wv->list_pos] = wv; /* newest last: age order */
+    c->simd_issue_at[s][wv->list_pos] = UINT64_MAX; /* counted by the
+                                                        first update */
 }
 
 /* Removes the wave from its SIMD's list (and the parallel arrays), keeping the
@@ -192,7 +194,7 @@ static void simd_list_remove(cu *c, cu_wave *wv)
     uint32_t s = wv->simd, n = c->simd_nwaves[s], i = wv->list_pos;
     cu_wave **l = c->simd_waves[s];
     uint64_t *at = c->simd_issue_at[s], *fk = c->simd_fetch_key[s];
-    assert(i < n && l[i] == wv);
+    assert(i < n && l[i] == wv && at[i] == UINT64_MAX); /* ended */
     memmove(&l[i], &l[i + 1], (n - i - 1) * sizeof *l);
     memmove(&at[i], &at[i + 1], (n - i - 1) * sizeof *at);
     memmove(&fk[i], &fk[i + 1], (n - i - 1) * sizeof *fk);
@@ -253,7 +255,6 @@ static void start_wg(cu *c, cp_msg *m, const uint8_t simd_of_wave[])
     g->finished = g->at_barrier = g->ended = 0;
     g->status = MGS_OK;
     g->err[0] = 0;
-    g->insts = 0;
     memcpy(g->simd_of_wave, simd_of_wave, GCN_EMU_MAX_WAVES);
     gcn_emu_init_workgroup(el, m->wg_id, &g->wg);
     if (el->lds_bytes > g->lds_cap) {
@@ -317,8 +318,10 @@ static void start_wg(cu *c, cp_msg *m, const uint8_t simd_of_wave[])
 
 static void finish_wg(cu *c, cu_wg *g)
 {
+    uint64_t insts = 0;
     for (uint32_t i = 0; i < g->wg.nwaves; i++) {
         cu_wave *wv = g->waves[i];
+        insts += wv->w.insts;
         simd_list_remove(c, wv);
         assert(!wv->fetch_want); /* ENDED */
         wv->state = CU_W_FREE;
@@ -329,7 +332,7 @@ static void finish_wg(cu *c, cu_wg *g)
     if (g->status != MGS_OK)
         snprintf(g->msg->err, sizeof g->msg->err, "%s", g->err);
     comp_task_end(&c->base, wg_task_id(g->msg), "wg");   /* tracing only */
-    answer(c, g->msg, g->status, g->insts);
+    answer(c, g->msg, g->status, insts);
     g->in_use = false;
     g->msg = NULL;
     c->resident--;
@@ -572,9 +575,13 @@ static uint64_t next_timed_cycle(cu *c, uint64_t now)
     const bool can_fetch = cu_can_fetch(c);
     for (uint32_t k = 0; k < ns && best > now + 1; k++) {
         const uint32_t s = first + k < ns ? first + k : first + k - ns;
-        const uint64_t fetch_turn = turn_at_or_after(c, now + 1, s);
-        if (can_fetch && c->simd_fetch_want[s] && fetch_turn < best)
-            best = fetch_turn; /* its next fetch turn */
+        if (can_fetch && c->simd_fetch_want[s]) {
+            const uint64_t fetch_turn = turn_at_or_after(c, now + 1, s);
+            if (fetch_turn < best)
+                best = fetch_turn; /* its next fetch turn */
+        }
+        if (!c->simd_nready[s])
+            continue; /* no READY wave: only an event makes one */
         const uint64_t *at = c->simd_issue_at[s];
         for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
             if (at[i] == UINT64_MAX)
@@ -612,7 +619,8 @@ static uint64_t next_timed_cycle(cu *c, uint64_t now)
 static void count_refusals_asleep(cu *c, uint64_t last, uint64_t now)
 {
     for (uint32_t s = 0; s < c->cfg.num_simds; s++)
-        for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
+        for (uint32_t i = 0; c->simd_nready[s] && i < c->simd_nwaves[s];
+             i++) {
             if (c->simd_issue_at[s][i] == UINT64_MAX)
                 continue; /* not READY: not refused */
             const cu_wave *wv = c->simd_waves[s][i];
@@ -717,17 +725,6 @@ static bool cu_tick(sim_comp *comp)
         progress |= cu_memunit_run(c, &c->smem, now);
         if (!c->smem.qcount)
             c->work &= ~(uint32_t)CU_WORK_SMEM_Q;
-    }
-    /* The scans below read one line of each wave of this turn's SIMD;
-    ** those lines are rarely in the host L1 (64 CUs' waves), and asking
-    ** for all of them at once overlaps the misses. */
-    {
-        const uint32_t s = cu_turn(c, now);
-        cu_wave *const *w = c->simd_waves[s];
-        const uint64_t *at = c->simd_issue_at[s];
-        for (uint32_t i = 0, n = c->simd_nwaves[s]; i < n; i++)
-            if (at[i] <= now)
-                __builtin_prefetch(w[i]);
     }
     progress |= cu_fetch(c, now);
     progress |= cu_issue(c, now);

@@ -95,7 +95,6 @@ typedef struct cu_wg {
     uint32_t ended;        /* waves that executed s_endpgm or halted */
     int status;            /* MGS_OK or the first error */
     char err[512];         /* its message */
-    uint64_t insts;
     bool in_use;
 } cu_wg;
 
@@ -203,6 +202,8 @@ struct cu {
                                  UINT64_MAX (cu_wave_sched_update); the
                                  scans skip waves that cannot issue without
                                  reading them */
+    uint32_t simd_nready[CU_MAX_SIMDS]; /* entries of simd_issue_at below
+                                 UINT64_MAX (READY waves) */
     uint64_t *simd_fetch_key[CU_MAX_SIMDS]; /* parallel to simd_waves: the
                                  wave's last_fetch while fetch_want, else
                                  UINT64_MAX: the fetch arbiter's choice
@@ -350,7 +351,8 @@ static inline bool cu_wave_wants_fetch(const cu *c, const cu_wave *wv)
 }
 
 /* Brings the wave's scheduling summaries up to date: fetch_want and its
-** SIMD's count, and its entries in simd_issue_at and simd_fetch_key. Called wherever an input
+** SIMD's count, its entries in simd_issue_at (and simd_nready) and
+** simd_fetch_key. Called wherever an input
 ** changes: the pc, the buffer bounds, the fetch in flight, the state,
 ** busy_until (after each issue, a release from s_waitcnt or s_barrier, a
 ** fetch sent or answered, the end of a wave). Not for a freed wave (it has
@@ -366,8 +368,12 @@ static inline void cu_wave_sched_update(cu *c, cu_wave *wv)
         else
             c->simd_fetch_want[wv->simd]--;
     }
-    c->simd_issue_at[wv->simd][wv->list_pos] =
+    uint64_t *at = &c->simd_issue_at[wv->simd][wv->list_pos];
+    const uint64_t issue_at =
         wv->state == CU_W_READY ? wv->busy_until : UINT64_MAX;
+    c->simd_nready[wv->simd] +=
+        (issue_at != UINT64_MAX) - (*at != UINT64_MAX);
+    *at = issue_at;
     c->simd_fetch_key[wv->simd][wv->list_pos] =
         want ? wv->last_fetch : UINT64_MAX;
 }

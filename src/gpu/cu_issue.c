@@ -71,15 +71,19 @@ static void check_fetch_want(const cu *c, uint32_t s)
     (void)n;
 }
 
-/* CU_CHECKS: SIMD s's simd_issue_at entries are right. */
+/* CU_CHECKS: SIMD s's simd_issue_at entries and READY count are right. */
 static void check_issue_at(const cu *c, uint32_t s)
 {
+    uint32_t nready = 0;
     for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
         const cu_wave *wv = c->simd_waves[s][i];
         assert(wv->list_pos == i);
         assert(c->simd_issue_at[s][i] ==
                (wv->state == CU_W_READY ? wv->busy_until : UINT64_MAX));
+        nready += wv->state == CU_W_READY;
     }
+    assert(nready == c->simd_nready[s]);
+    (void)nready;
 }
 
 bool cu_fetch(cu *c, uint64_t now)
@@ -237,8 +241,7 @@ static void fail(cu *c, cu_wave *wv, const gcn_inst *in, int rc)
 
 static void count_inst(cu *c, cu_wave *wv, stat_counter *kind)
 {
-    wv->w.insts++;
-    wv->wg->insts++;
+    wv->w.insts++; /* the work-group's count is their sum (finish_wg) */
     c->wf_insts++;
     stat_inc(c->st.wf_insts);
     stat_inc(kind);
@@ -561,9 +564,15 @@ bool cu_issue(cu *c, uint64_t now)
         const uint64_t *at = c->simd_issue_at[s];
         cu_wave *cand[64];
         uint32_t nc = 0;
-        for (uint32_t i = 0; i < n; i++)
-            if (at[i] <= now)
-                cand[nc++] = c->simd_waves[s][i];
+        for (uint32_t i = 0; c->simd_nready[s] && i < n; i++)
+            if (at[i] <= now) {
+                /* Their first lines are rarely in the host L1 (64 CUs'
+                ** waves): asking for all of them at once overlaps the
+                ** misses. */
+                cand[nc] = c->simd_waves[s][i];
+                __builtin_prefetch(cand[nc]);
+                __builtin_prefetch(&cand[nc++]->w.insts); /* the limit */
+            }
         bool ready = false;
         for (uint32_t i = 0; i < nc; i++)
             if (issue_wave(c, cand[i], now, used, &ready)) {
