@@ -180,27 +180,27 @@ bool cu_res_fits_empty(const cu_config *cfg, const gpu_launch *l)
 
 static void simd_list_add(cu *c, cu_wave *wv)
 {
-    uint32_t s = wv->simd;
-    wv->list_pos = c->simd_nwaves[s]++;
-    c->simd_waves[s][wv->list_pos] = wv; /* newest last: age order */
-    c->simd_issue_at[s][wv->list_pos] = UINT64_MAX; /* counted by the
-                                                        first update */
+    cu_simd *d = c->simd[wv->simd];
+    wv->list_pos = d->nwaves++;
+    d->waves[wv->list_pos] = wv; /* newest last: age order */
+    d->issue_at[wv->list_pos] = UINT64_MAX; /* counted by the first update */
 }
 
 /* Removes the wave from its SIMD's list (and the parallel arrays), keeping the
 ** age order of the others. */
 static void simd_list_remove(cu *c, cu_wave *wv)
 {
-    uint32_t s = wv->simd, n = c->simd_nwaves[s], i = wv->list_pos;
-    cu_wave **l = c->simd_waves[s];
-    uint64_t *at = c->simd_issue_at[s], *fk = c->simd_fetch_key[s];
+    cu_simd *d = c->simd[wv->simd];
+    uint32_t n = d->nwaves, i = wv->list_pos;
+    cu_wave **l = d->waves;
+    uint64_t *at = d->issue_at, *fk = d->fetch_key;
     assert(i < n && l[i] == wv && at[i] == UINT64_MAX); /* ended */
     memmove(&l[i], &l[i + 1], (n - i - 1) * sizeof *l);
     memmove(&at[i], &at[i + 1], (n - i - 1) * sizeof *at);
     memmove(&fk[i], &fk[i + 1], (n - i - 1) * sizeof *fk);
     for (uint32_t j = i; j + 1 < n; j++)
         l[j]->list_pos = j;
-    c->simd_nwaves[s]--;
+    d->nwaves--;
 }
 
 static cu_wave *free_wave_slot(cu *c)
@@ -534,7 +534,7 @@ static uint64_t wave_issue_at(const cu *c, const cu_wave *wv, uint64_t from,
     case CU_U_VALU: {
         /* MGPUSim: the vector decoder takes it even when the SIMD is busy. */
         uint64_t free = c->cfg.issue_mgpusim ? c->vdec_free_at
-                                             : c->simd_busy_until[wv->simd];
+                                             : c->simd[wv->simd]->busy_until;
         return free > t ? free : t;
     }
     case CU_U_VMEM:
@@ -575,18 +575,19 @@ static uint64_t next_timed_cycle(cu *c, uint64_t now)
     const bool can_fetch = cu_can_fetch(c);
     for (uint32_t k = 0; k < ns && best > now + 1; k++) {
         const uint32_t s = first + k < ns ? first + k : first + k - ns;
-        if (can_fetch && c->simd_fetch_want[s]) {
+        const cu_simd *d = c->simd[s];
+        if (can_fetch && d->fetch_want) {
             const uint64_t fetch_turn = turn_at_or_after(c, now + 1, s);
             if (fetch_turn < best)
                 best = fetch_turn; /* its next fetch turn */
         }
-        if (!c->simd_nready[s])
+        if (!d->nready)
             continue; /* no READY wave: only an event makes one */
-        const uint64_t *at = c->simd_issue_at[s];
-        for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
+        const uint64_t *at = d->issue_at;
+        for (uint32_t i = 0; i < d->nwaves; i++) {
             if (at[i] == UINT64_MAX)
                 continue; /* not READY: only an event makes it so */
-            const cu_wave *wv = c->simd_waves[s][i];
+            const cu_wave *wv = d->waves[i];
             uint64_t t = wave_issue_at(c, wv, now + 1, &refusing);
             if (t != UINT64_MAX) {
                 if (!c->cfg.issue_mgpusim) /* MGPUSim: every cycle */
@@ -618,12 +619,12 @@ static uint64_t next_timed_cycle(cu *c, uint64_t now)
 ** slept, so count those turns now. */
 static void count_refusals_asleep(cu *c, uint64_t last, uint64_t now)
 {
-    for (uint32_t s = 0; s < c->cfg.num_simds; s++)
-        for (uint32_t i = 0; c->simd_nready[s] && i < c->simd_nwaves[s];
-             i++) {
-            if (c->simd_issue_at[s][i] == UINT64_MAX)
+    for (uint32_t s = 0; s < c->cfg.num_simds; s++) {
+        const cu_simd *d = c->simd[s];
+        for (uint32_t i = 0; d->nready && i < d->nwaves; i++) {
+            if (d->issue_at[i] == UINT64_MAX)
                 continue; /* not READY: not refused */
-            const cu_wave *wv = c->simd_waves[s][i];
+            const cu_wave *wv = d->waves[i];
             bool refused = false;
             wave_issue_at(c, wv, 0, &refused);
             if (!refused)
@@ -633,6 +634,7 @@ static void count_refusals_asleep(cu *c, uint64_t last, uint64_t now)
             stat_addn(c->st.stall_vmem_backpressure,
                       turns_between(c, from, now - 1, s));
         }
+    }
 }
 
 static void schedule_wake(cu *c, uint64_t cycle)
@@ -739,11 +741,10 @@ static bool cu_tick(sim_comp *comp)
     if (progress) {
         /* Ticking again next cycle: start fetching that SIMD's waves. */
         const uint32_t s = cu_turn(c, now + 1);
-        cu_wave *const *w = c->simd_waves[s];
-        const uint64_t *at = c->simd_issue_at[s];
-        for (uint32_t i = 0, n = c->simd_nwaves[s]; i < n; i++)
-            if (at[i] <= now + 1)
-                __builtin_prefetch(w[i]);
+        const cu_simd *d = c->simd[s];
+        for (uint32_t i = 0, n = d->nwaves; d->nready && i < n; i++)
+            if (d->issue_at[i] <= now + 1)
+                __builtin_prefetch(d->waves[i]);
         return true;
     }
     uint64_t t = next_timed_cycle(c, now);
@@ -769,8 +770,8 @@ static void cu_dump(const sim_comp *comp, FILE *f)
             c->resident, c->vmem.qcount, c->vmem.inflight, c->smem.qcount,
             c->smem.inflight, c->fetch_inflight);
     for (uint32_t s = 0; s < c->cfg.num_simds; s++)
-        for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
-            const cu_wave *wv = c->simd_waves[s][i];
+        for (uint32_t i = 0; i < c->simd[s]->nwaves; i++) {
+            const cu_wave *wv = c->simd[s]->waves[i];
             fprintf(f, "  SIMD %u wave (%u,%u,%u)/%u pc 0x%llx state %d "
                        "vm %u lgkm %u ops %u\n",
                     s, wv->w.wg_id[0], wv->w.wg_id[1], wv->w.wg_id[2],
@@ -817,12 +818,12 @@ cu *cu_new(sim_engine *eng, const char *name, const cu_config *cfg,
     for (uint32_t i = 0; i < c->nwaves_slots; i++)
         c->waves[i].state = CU_W_FREE;
     for (uint32_t s = 0; s < cfg->num_simds; s++) {
-        c->simd_waves[s] = mgs_xcalloc(cfg->wf_slots_per_simd,
-                                       sizeof(cu_wave *));
-        c->simd_issue_at[s] = mgs_xcalloc(cfg->wf_slots_per_simd,
-                                          sizeof(uint64_t));
-        c->simd_fetch_key[s] = mgs_xcalloc(cfg->wf_slots_per_simd,
-                                           sizeof(uint64_t));
+        /* cu_simd, then issue_at[], fetch_key[] and waves[] (cu_int.h). */
+        const size_t n = cfg->wf_slots_per_simd;
+        cu_simd *d = mgs_xcalloc_aligned(1, sizeof *d + 3 * n * 8, 64);
+        d->fetch_key = d->issue_at + n;
+        d->waves = (cu_wave **)(d->issue_at + 2 * n);
+        c->simd[s] = d;
     }
     c->wgs = mgs_xcalloc(c->nwaves_slots, sizeof *c->wgs);
     c->done_q = mgs_xcalloc(c->nwaves_slots + cfg->ctrl_buffer,
@@ -889,11 +890,8 @@ void cu_free(cu *c)
         free(c->waves[i].vgpr_store);
         free(c->wgs[i].lds);
     }
-    for (uint32_t s = 0; s < c->cfg.num_simds; s++) {
-        free(c->simd_waves[s]);
-        free(c->simd_issue_at[s]);
-        free(c->simd_fetch_key[s]);
-    }
+    for (uint32_t s = 0; s < c->cfg.num_simds; s++)
+        free(c->simd[s]);
     free(c->waves);
     free(c->wgs);
     free(c->done_q);

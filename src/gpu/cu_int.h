@@ -9,7 +9,7 @@
 ** than any earlier one (a work-group start, not the per-instruction path).
 **
 ** Invariants:
-**   - A wave is in exactly one SIMD list (c->simd_waves) from its work-group
+**   - A wave is in exactly one SIMD list (c->simd[s]->waves) from its work-group
 **     start until the work-group finishes; lists are in age order.
 **   - wv->nops memory operations are outstanding; vm_out / lgkm_out count
 **     those holding each counter; an op is retired (registers written,
@@ -110,7 +110,7 @@ typedef struct cu_wave {
     uint8_t fetch_stalled; /* fetch_stall_since is set (issue waits for a
                               fetch); tested here, in the hot line */
     uint8_t fetch_want;    /* = cu_wave_wants_fetch, counted in
-                              cu.simd_fetch_want (cu_fetch_want_update) */
+                              cu_simd.fetch_want (cu_wave_sched_update) */
     uint64_t busy_until;   /* cycle its non-memory instruction completes */
     /* instruction buffer: code offsets [ib_start, ib_end) are buffered;
     ** fetch_next is the next line to fetch (code_va is fetch_line-aligned,
@@ -124,7 +124,7 @@ typedef struct cu_wave {
     uint32_t *vgpr_store;  /* owned, vgpr_cap words */
     size_t vgpr_cap;
     uint32_t simd;
-    uint32_t list_pos;     /* index in c->simd_waves[simd] */
+    uint32_t list_pos;     /* index in c->simd[simd]->waves */
     uint64_t age;          /* dispatch order (oldest first) */
     uint64_t state_since;  /* cycle it entered WAITCNT / BARRIER */
     uint64_t fetch_stall_since; /* cycle it started waiting for fetch
@@ -157,6 +157,27 @@ typedef struct cu_memunit {
     stat_hist *reqs_per_inst;
     bool own_hist;         /* reqs_per_inst allocated here (no registry) */
 } cu_memunit;
+
+/* One SIMD: its live waves in age order, its VALU, and the summaries the
+** fetch and issue arbiters and the idle check read instead of the waves
+** (cu_wave_sched_update). One allocation per SIMD: this header, then
+** issue_at[], fetch_key[] and waves[] (wf_slots_per_simd entries each),
+** so that a turn reads a few adjacent host cache lines. Entry i of each
+** array belongs to waves[i] (its list_pos). */
+typedef struct cu_simd {
+    uint32_t nwaves;
+    uint32_t nready;       /* entries of issue_at below UINT64_MAX */
+    uint32_t fetch_want;   /* waves with fetch_want set: the fetch arbiter
+                              looks at a SIMD only when one wants a fetch */
+    uint64_t busy_until;   /* cycle its VALU takes a new instruction */
+    uint64_t *fetch_key;   /* the wave's last_fetch while it wants a fetch,
+                              else UINT64_MAX: the arbiter's choice without
+                              reading the waves */
+    struct cu_wave **waves;
+    uint64_t issue_at[];   /* the wave's busy_until while READY, else
+                              UINT64_MAX: the scans skip waves that cannot
+                              issue without reading them */
+} cu_simd;
 
 typedef struct cu_stats {
     stat_counter *wf_insts, *valu, *salu, *vmem, *smem, *lds, *branch,
@@ -192,23 +213,7 @@ struct cu {
                                  per-cycle check reads only this line */
     uint64_t *lds_ready;      /* lds_fifo[i]->ready_cycle, kept here so that
                                  the pops do not touch the wave */
-    uint32_t simd_nwaves[CU_MAX_SIMDS];
-    uint32_t simd_fetch_want[CU_MAX_SIMDS]; /* waves with fetch_want set:
-                                 the fetch arbiter scans a SIMD only when
-                                 one of its waves wants a fetch */
-    cu_wave **simd_waves[CU_MAX_SIMDS]; /* live waves per SIMD, age order */
-    uint64_t *simd_issue_at[CU_MAX_SIMDS]; /* parallel to simd_waves: the
-                                 wave's busy_until while READY, else
-                                 UINT64_MAX (cu_wave_sched_update); the
-                                 scans skip waves that cannot issue without
-                                 reading them */
-    uint32_t simd_nready[CU_MAX_SIMDS]; /* entries of simd_issue_at below
-                                 UINT64_MAX (READY waves) */
-    uint64_t *simd_fetch_key[CU_MAX_SIMDS]; /* parallel to simd_waves: the
-                                 wave's last_fetch while fetch_want, else
-                                 UINT64_MAX: the fetch arbiter's choice
-                                 without reading the waves */
-    uint64_t simd_busy_until[CU_MAX_SIMDS];
+    cu_simd *simd[CU_MAX_SIMDS]; /* per SIMD: its waves and summaries */
     uint64_t lds_next_free;   /* cycle the LDS unit takes a new op */
     uint64_t vdec_free_at;    /* issue_mgpusim: cycle the CU's one vector
                                  decoder takes a new VALU instruction */
@@ -351,8 +356,7 @@ static inline bool cu_wave_wants_fetch(const cu *c, const cu_wave *wv)
 }
 
 /* Brings the wave's scheduling summaries up to date: fetch_want and its
-** SIMD's count, its entries in simd_issue_at (and simd_nready) and
-** simd_fetch_key. Called wherever an input
+** SIMD's count, its entries in issue_at (and nready) and fetch_key. Called wherever an input
 ** changes: the pc, the buffer bounds, the fetch in flight, the state,
 ** busy_until (after each issue, a release from s_waitcnt or s_barrier, a
 ** fetch sent or answered, the end of a wave). Not for a freed wave (it has
@@ -360,22 +364,21 @@ static inline bool cu_wave_wants_fetch(const cu *c, const cu_wave *wv)
 ** fetch and issue turn. */
 static inline void cu_wave_sched_update(cu *c, cu_wave *wv)
 {
+    cu_simd *d = c->simd[wv->simd];
     const uint8_t want = cu_wave_wants_fetch(c, wv);
     if (want != wv->fetch_want) {
         wv->fetch_want = want;
         if (want)
-            c->simd_fetch_want[wv->simd]++;
+            d->fetch_want++;
         else
-            c->simd_fetch_want[wv->simd]--;
+            d->fetch_want--;
     }
-    uint64_t *at = &c->simd_issue_at[wv->simd][wv->list_pos];
     const uint64_t issue_at =
         wv->state == CU_W_READY ? wv->busy_until : UINT64_MAX;
-    c->simd_nready[wv->simd] +=
-        (issue_at != UINT64_MAX) - (*at != UINT64_MAX);
-    *at = issue_at;
-    c->simd_fetch_key[wv->simd][wv->list_pos] =
-        want ? wv->last_fetch : UINT64_MAX;
+    d->nready += (issue_at != UINT64_MAX) -
+                 (d->issue_at[wv->list_pos] != UINT64_MAX);
+    d->issue_at[wv->list_pos] = issue_at;
+    d->fetch_key[wv->list_pos] = want ? wv->last_fetch : UINT64_MAX;
 }
 
 /* Consistency checks of the CU's incremental state against a full scan:

@@ -59,30 +59,32 @@ static void ib_reset(cu *c, cu_wave *wv)
 ** each wave's flag and fetch key. */
 static void check_fetch_want(const cu *c, uint32_t s)
 {
+    const cu_simd *d = c->simd[s];
     uint32_t n = 0;
-    for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
-        const cu_wave *wv = c->simd_waves[s][i];
+    for (uint32_t i = 0; i < d->nwaves; i++) {
+        const cu_wave *wv = d->waves[i];
         assert(wv->fetch_want == cu_wave_wants_fetch(c, wv));
-        assert(c->simd_fetch_key[s][i] ==
+        assert(d->fetch_key[i] ==
                (wv->fetch_want ? wv->last_fetch : UINT64_MAX));
         n += wv->fetch_want;
     }
-    assert(n == c->simd_fetch_want[s]);
+    assert(n == d->fetch_want);
     (void)n;
 }
 
-/* CU_CHECKS: SIMD s's simd_issue_at entries and READY count are right. */
+/* CU_CHECKS: SIMD s's issue_at entries and READY count are right. */
 static void check_issue_at(const cu *c, uint32_t s)
 {
+    const cu_simd *d = c->simd[s];
     uint32_t nready = 0;
-    for (uint32_t i = 0; i < c->simd_nwaves[s]; i++) {
-        const cu_wave *wv = c->simd_waves[s][i];
+    for (uint32_t i = 0; i < d->nwaves; i++) {
+        const cu_wave *wv = d->waves[i];
         assert(wv->list_pos == i);
-        assert(c->simd_issue_at[s][i] ==
+        assert(d->issue_at[i] ==
                (wv->state == CU_W_READY ? wv->busy_until : UINT64_MAX));
         nready += wv->state == CU_W_READY;
     }
-    assert(nready == c->simd_nready[s]);
+    assert(nready == d->nready);
     (void)nready;
 }
 
@@ -93,20 +95,21 @@ bool cu_fetch(cu *c, uint64_t now)
     uint32_t s = cu_turn(c, now);
     if (CU_CHECKS)
         check_fetch_want(c, s);
-    if (!c->simd_fetch_want[s])
+    const cu_simd *d = c->simd[s];
+    if (!d->fetch_want)
         return false; /* most turns: no scan */
     /* The wave that has not fetched for the longest time, ties to the
     ** older one (the first in age order). */
-    const uint64_t *key = c->simd_fetch_key[s];
+    const uint64_t *key = d->fetch_key;
     uint32_t bi = 0;
-    for (uint32_t i = 1; i < c->simd_nwaves[s]; i++)
+    for (uint32_t i = 1; i < d->nwaves; i++)
         if (key[i] < key[bi])
             bi = i;
     if (!port_can_send(&c->inst)) {
         port_notify_when_free(&c->inst); /* ticks the CU then */
         return false;
     }
-    cu_wave *wv = c->simd_waves[s][bi];
+    cu_wave *wv = d->waves[bi];
     const uint64_t line = c->cfg.fetch_line;
     uint64_t pc_line = wv->w.pc & ~(line - 1);
     if (pc_line > wv->ib_start)
@@ -420,7 +423,7 @@ static bool exec_alu(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
     if (unit == CU_U_VALU) {
         bool f64 = gcn_op_table[in->op].flags & GCN_F_F64;
         lat = f64 ? c->cfg.valu_f64_cycles : c->cfg.valu_cycles;
-        uint64_t simd_free = c->simd_busy_until[wv->simd];
+        uint64_t simd_free = c->simd[wv->simd]->busy_until;
         if (c->cfg.issue_mgpusim) {
             /* The vector decoder takes it (one per cycle) and hands it to
             ** the SIMD the next cycle, or once the SIMD is free; until
@@ -434,7 +437,7 @@ static bool exec_alu(cu *c, cu_wave *wv, const gcn_inst *in, uint64_t now,
         }
         rc = gcn_exec_valu(&wv->w, in);
         count_inst(c, wv, c->st.valu);
-        c->simd_busy_until[wv->simd] = start + lat;
+        c->simd[wv->simd]->busy_until = start + lat;
     } else if (c->cfg.issue_mgpusim) {
         lat = unit == CU_U_BRANCH ? MGP_BRANCH_READY : MGP_SALU_READY;
         rc = gcn_exec_scalar(&wv->w, in);
@@ -554,22 +557,22 @@ bool cu_issue(cu *c, uint64_t now)
     bool used[CU_U_COUNT + 1] = {false};
     bool progress = false;
     for (uint32_t k = 0; k < nsimds; k++, s = s + 1 < ns ? s + 1 : 0) {
-        const uint32_t n = c->simd_nwaves[s];
+        const cu_simd *d = c->simd[s];
+        const uint32_t n = d->nwaves;
         if (CU_CHECKS)
             check_issue_at(c, s);
         /* The waves that may issue now (READY, busy_until passed), in age
         ** order. Issuing cannot add one (a release sets busy_until to the
         ** next cycle) but may end some or free them (a work-group that
         ** finishes leaves the list): issue_wave tests each again. */
-        const uint64_t *at = c->simd_issue_at[s];
         cu_wave *cand[64];
         uint32_t nc = 0;
-        for (uint32_t i = 0; c->simd_nready[s] && i < n; i++)
-            if (at[i] <= now) {
+        for (uint32_t i = 0; d->nready && i < n; i++)
+            if (d->issue_at[i] <= now) {
                 /* Their first lines are rarely in the host L1 (64 CUs'
                 ** waves): asking for all of them at once overlaps the
                 ** misses. */
-                cand[nc] = c->simd_waves[s][i];
+                cand[nc] = d->waves[i];
                 __builtin_prefetch(cand[nc]);
                 __builtin_prefetch(&cand[nc++]->w.insts); /* the limit */
             }
