@@ -29,7 +29,8 @@ for r in "${runs[@]}"; do
         # shellcheck disable=SC2086  # $r holds several arguments
         if ! "$bin" run $r --mode timing --quiet --db "$tmp/$side.db" \
                 >"$tmp/$side.out" 2>&1; then
-            echo "FAILED ($side): $r"; sed 's/^/    /' "$tmp/$side.out" | tail -3
+            echo "FAILED ($side): $r"
+            sed 's/^/    /' "$tmp/$side.out" | tail -3
             rc=1
         fi
         "$bin" export --db "$tmp/$side.db" --format csv | cut -d, -f12- |

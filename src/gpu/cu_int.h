@@ -9,8 +9,9 @@
 ** than any earlier one (a work-group start, not the per-instruction path).
 **
 ** Invariants:
-**   - A wave is in exactly one SIMD list (c->simd[s]->waves) from its work-group
-**     start until the work-group finishes; lists are in age order.
+**   - A wave is in exactly one SIMD list (c->simd[s]->waves) from its
+**     work-group start until the work-group finishes; lists are in age
+**     order, and wv->list_pos is its index there.
 **   - wv->nops memory operations are outstanding; vm_out / lgkm_out count
 **     those holding each counter; an op is retired (registers written,
 **     counters decremented) only after every older op that holds one of
@@ -356,12 +357,12 @@ static inline bool cu_wave_wants_fetch(const cu *c, const cu_wave *wv)
 }
 
 /* Brings the wave's scheduling summaries up to date: fetch_want and its
-** SIMD's count, its entries in issue_at (and nready) and fetch_key. Called wherever an input
-** changes: the pc, the buffer bounds, the fetch in flight, the state,
-** busy_until (after each issue, a release from s_waitcnt or s_barrier, a
-** fetch sent or answered, the end of a wave). Not for a freed wave (it has
-** left its SIMD's list). CU_CHECKS builds verify both summaries on every
-** fetch and issue turn. */
+** SIMD's count, its entries in issue_at (and nready) and fetch_key.
+** Called wherever an input changes: the pc, the buffer bounds, the fetch
+** in flight, the state, busy_until (after each issue, a release from
+** s_waitcnt or s_barrier, a fetch sent or answered, the end of a wave).
+** Not for a freed wave (it has left its SIMD's list). CU_CHECKS builds
+** verify the summaries on every fetch and issue turn. */
 static inline void cu_wave_sched_update(cu *c, cu_wave *wv)
 {
     cu_simd *d = c->simd[wv->simd];
