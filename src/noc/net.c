@@ -223,6 +223,15 @@ static uint32_t msg_class(const noc_net *n, const sim_msg *m)
     return c < n->nclasses ? c : n->nclasses - 1;
 }
 
+/* The virtual channel of input slot s (s < nports * nclasses). */
+static inline noc_vc *slot_vc(const noc_net *n, const noc_node *x,
+                              uint32_t s)
+{
+    if (n->cls_shift != UINT32_MAX)
+        return &x->in[s >> n->cls_shift]->vc[s & (n->nclasses - 1)];
+    return &x->in[s / n->nclasses]->vc[s % n->nclasses];
+}
+
 static inline uint32_t slot_count(const noc_net *n, const noc_node *x)
 {
     return x->nports * n->nclasses + (x->endpoint ? 1 : 0);
@@ -232,7 +241,7 @@ static inline uint32_t slot_count(const noc_net *n, const noc_node *x)
 static sim_msg *slot_head(const noc_net *n, noc_node *x, uint32_t s)
 {
     if (s < x->nports * n->nclasses) {
-        const noc_vc *v = &x->in[s / n->nclasses]->vc[s % n->nclasses];
+        const noc_vc *v = slot_vc(n, x, s);
         return v->ring[v->head].msg;
     }
     return port_peek(&x->host);
@@ -258,7 +267,7 @@ static int arbitrate(noc_net *n, noc_node *x, uint32_t o,
     for (uint32_t k = 0; k < nslots; k++, s = s + 1 == nslots ? 0 : s + 1) {
         uint32_t cls;
         if (s < nlink) {
-            const noc_vc *v = &x->in[s / ncls]->vc[s % ncls];
+            const noc_vc *v = slot_vc(n, x, s);
             if (!v->count || v->ring[v->head].out != o ||
                 v->ring[v->head].ready > t)
                 continue;
@@ -294,7 +303,7 @@ static int arbitrate_prio(noc_net *n, noc_node *x, uint32_t o,
     mgs_time old_ready = 0;
     uint32_t s = x->rr[o] < nslots ? x->rr[o] : 0;
     for (uint32_t k = 0; k < nslots; k++, s = s + 1 == nslots ? 0 : s + 1) {
-        const noc_vc *v = &x->in[s / ncls]->vc[s % ncls];
+        const noc_vc *v = slot_vc(n, x, s);
         if (!v->count)
             continue;
         const noc_pkt *h = &v->ring[v->head];
@@ -326,7 +335,7 @@ static noc_pkt pop_input(noc_net *n, noc_node *x, uint32_t s)
 {
     noc_pkt p;
     if (s < x->nports * n->nclasses) {
-        noc_vc *v = &x->in[s / n->nclasses]->vc[s % n->nclasses];
+        noc_vc *v = slot_vc(n, x, s);
         const uint32_t cap = v->chan->cfg.credits;
         p = v->ring[v->head];
         bool was_full = v->count == cap;
@@ -416,7 +425,7 @@ static const noc_pkt *slot_pkt(const noc_net *n, const noc_node *x,
                                uint32_t s)
 {
     if (s < x->nports * n->nclasses) {
-        const noc_vc *v = &x->in[s / n->nclasses]->vc[s % n->nclasses];
+        const noc_vc *v = slot_vc(n, x, s);
         return &v->ring[v->head];
     }
     return NULL;
@@ -698,6 +707,7 @@ noc_net *noc_net_new(sim_engine *e, const char *name, stat_registry *stats,
     n->stats = stats;
     n->attach_capacity = attach_capacity;
     n->nclasses = 1;
+    n->cls_shift = 0;
     return n;
 }
 
@@ -712,6 +722,9 @@ int noc_set_classes(noc_net *n, uint32_t nclasses, noc_class_fn fn,
                              "and a classifier for more than one",
                              n->base.name, nclasses);
     n->nclasses = nclasses;
+    n->cls_shift = nclasses & (nclasses - 1)
+                       ? UINT32_MAX
+                       : (uint32_t)__builtin_ctz(nclasses);
     n->classify = fn;
     n->classify_ud = ud;
     return MGS_OK;

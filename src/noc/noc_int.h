@@ -117,6 +117,10 @@ struct noc_net {
     bool routed;
     int status;           /* MGS_OK, or the first simulation error */
     uint32_t nclasses;    /* virtual channels per channel (>= 1) */
+    uint32_t cls_shift;   /* log2(nclasses) when it is a power of two, else
+                             UINT32_MAX: input slot s is channel
+                             s / nclasses, class s % nclasses, and the
+                             arbiters' scans avoid the division */
     noc_class_fn classify;
     void *classify_ud;
     /* noc_set_priority: strict priority at the switches (NULL: round
