@@ -820,7 +820,9 @@ cu *cu_new(sim_engine *eng, const char *name, const cu_config *cfg,
     for (uint32_t s = 0; s < cfg->num_simds; s++) {
         /* cu_simd, then issue_at[], fetch_key[] and waves[] (cu_int.h). */
         const size_t n = cfg->wf_slots_per_simd;
-        cu_simd *d = mgs_xcalloc_aligned(1, sizeof *d + 3 * n * 8, 64);
+        cu_simd *d = mgs_xcalloc_aligned(
+            1, sizeof *d + n * (2 * sizeof(uint64_t) + sizeof(cu_wave *)),
+            64);
         d->fetch_key = d->issue_at + n;
         d->waves = (cu_wave **)(d->issue_at + 2 * n);
         c->simd[s] = d;

@@ -344,11 +344,11 @@ static inline bool cu_mem_refused(const cu *c, const cu_wave *wv,
 
 /* Whether the fetch arbiter may pick the wave (cu_fetch's per-wave test):
 ** it has not ended, has no fetch in flight, and its buffer has room for one
-** more line once the lines behind the pc are dropped. */
+** more line once the lines behind the pc are dropped. Asked only of waves
+** in a SIMD's list (never of a freed one). */
 static inline bool cu_wave_wants_fetch(const cu *c, const cu_wave *wv)
 {
-    if (wv->state == CU_W_ENDED || wv->state == CU_W_FREE ||
-        wv->fetch_inflight)
+    if (wv->state == CU_W_ENDED || wv->fetch_inflight)
         return false;
     const uint64_t line = c->cfg.fetch_line;
     uint64_t pc_line = wv->w.pc & ~(line - 1);
