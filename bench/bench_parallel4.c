@@ -18,7 +18,8 @@
 ** plus one line per run. On a machine shared with other jobs a thread may
 ** be descheduled at the barrier: barrier_wait_s shows that time, so
 **   quiet-machine estimate ~= wall_t1 / (wall_t2 - barrier_wait_s / 2).
-** Usage: bench_parallel4 [n [reps [threads]]]   (default 256 3 2)
+** Usage: bench_parallel4 [n [reps [threads [gpus]]]]  (default 256 3 2 4;
+** other GPU counts are for the estimates of more threads, docs/engine.md)
 */
 #include "bench/bench_util.h"
 #include "config/config.h"
@@ -32,6 +33,8 @@
 #include <string.h>
 
 #define MAX_REPS 15
+
+static int num_gpus = 4;
 
 typedef struct par_run {
     bench_run r;
@@ -49,7 +52,7 @@ static int run_mm(const char *part, uint32_t threads, uint32_t n,
     mgs_rt_options o;
     mgs_rt_options_default(&o);
     o.mode = MGS_MODE_TIMING;
-    o.num_gpus = 4;
+    o.num_gpus = num_gpus;
     o.platform = "unified";
     o.config = &cfg;
     mgs_rt *rt;
@@ -81,6 +84,8 @@ static int run_mm(const char *part, uint32_t threads, uint32_t n,
         out->g.part_s -= before.part_s;
         for (int k = 0; k < ENG_PROFILE_WIDTHS; k++)
             out->g.crit_s[k] -= before.crit_s[k];
+        /* ahead_s covers the windows since eng_set_profile: no
+        ** subtraction. */
     }
     if (rc == MGS_OK)
         rc = mgs_memcpy_d2h(rt, c, mm.dc, (size_t)n * n * 4);
@@ -110,16 +115,19 @@ int main(int argc, char **argv)
         return 2;
     int reps = argc > 2 ? atoi(argv[2]) : 3;
     uint32_t threads = argc > 3 ? (uint32_t)atoi(argv[3]) : 2;
-    if (reps < 1 || reps > MAX_REPS || threads < 2 || threads > 64) {
+    num_gpus = argc > 4 ? atoi(argv[4]) : 4;
+    if (reps < 1 || reps > MAX_REPS || threads < 2 || threads > 64 ||
+        num_gpus < 2 || num_gpus > 16) {
         fprintf(stderr, "bench_parallel4: reps in [1, %d], threads in "
-                "[2, 64]\n", MAX_REPS);
+                "[2, 64], gpus in [2, 16]\n", MAX_REPS);
         return 2;
     }
     float *a, *b, *c;
     if (bench_mm_inputs(n, &a, &b, &c))
         return 4;
     double w0[MAX_REPS], w1[MAX_REPS], w2[MAX_REPS], sp[MAX_REPS],
-        wait[MAX_REPS], est[ENG_PROFILE_WIDTHS][MAX_REPS];
+        wait[MAX_REPS], est[ENG_PROFILE_WIDTHS][MAX_REPS],
+        ahead[ENG_PROFILE_WIDTHS][MAX_REPS];
     par_run r0, r1, r2;
     int rc = 0;
     for (int i = 0; i < reps && !rc; i++) {
@@ -136,8 +144,13 @@ int main(int argc, char **argv)
         sp[i] = r2.r.wall > 0 ? r1.r.wall / r2.r.wall : 0;
         wait[i] = r2.g.wait_s;
         for (int k = 0; k < ENG_PROFILE_WIDTHS; k++)
+        {
             est[k][i] = r1.g.crit_s[k] > 0 ? r1.g.part_s / r1.g.crit_s[k]
                                            : 0;
+            ahead[k][i] = r1.g.ahead_s[k] > 0
+                              ? r1.g.part_s / r1.g.ahead_s[k]
+                              : 0;
+        }
         printf("BENCH parallel4_run rep=%d wall_none_s=%.3f wall_t1_s=%.3f "
                "wall_t%u_s=%.3f speedup=%.3f barrier_wait_s=%.3f "
                "sim_time_none_ps=%llu sim_time_gpu_ps=%llu\n",
@@ -157,14 +170,15 @@ int main(int argc, char **argv)
         printf("BENCH parallel4_mm speedup=%.3f speedup_vs_serial=%.3f "
                "wall_none_s=%.3f wall_t1_s=%.3f wall_t%u_s=%.3f "
                "windows=%llu events=%llu events_per_window=%.1f posts=%llu "
-               "barrier_wait_s=%.3f serial_s=%.3f threads=%u reps=%d n=%u\n",
+               "barrier_wait_s=%.3f serial_s=%.3f threads=%u reps=%d n=%u "
+               "gpus=%d\n",
                median(sp, reps), m2 > 0 ? m0 / m2 : 0.0, m0, m1, threads, m2,
                (unsigned long long)r2.g.windows,
                (unsigned long long)r2.g.events,
                r2.g.windows ? (double)r2.g.events / (double)r2.g.windows
                             : 0.0,
                (unsigned long long)r2.g.posts, median(wait, reps),
-               r2.g.serial_s, threads, reps, n);
+               r2.g.serial_s, threads, reps, n, num_gpus);
         /* Quiet-machine estimate from the 1-thread run's per-partition
         ** CPU times per window: the busiest thread's share bounds each
         ** window (barriers free). */
@@ -174,6 +188,13 @@ int main(int argc, char **argv)
                median(est[0], reps), median(est[1], reps),
                median(est[2], reps), r1.g.part_s,
                (unsigned long long)r1.g.windows);
+        /* The same windows replayed as running ahead (what 2 or more
+        ** threads do), synchronisation free: docs/engine.md. */
+        printf("BENCH parallel4_estimate_ahead speedup_2=%.3f "
+               "speedup_4=%.3f speedup_8=%.3f (free synchronisation; "
+               "compare speedup_2 with parallel4_mm speedup)\n",
+               median(ahead[0], reps), median(ahead[1], reps),
+               median(ahead[2], reps));
     }
     free(a);
     free(b);

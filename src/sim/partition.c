@@ -284,8 +284,11 @@ void eng_set_window_cap(sim_engine *root, mgs_time cap)
 
 void eng_set_profile(sim_engine *root, bool on)
 {
-    if (root->group)
+    if (root->group) {
         root->group->profile = on;
+        if (on)
+            eng_profile_reset_(root->group);
+    }
 }
 
 void eng_group_stats_get(const sim_engine *root, eng_group_stats *out)
@@ -302,6 +305,9 @@ void eng_group_stats_get(const sim_engine *root, eng_group_stats *out)
         out->posts += g->part[p].posts;
     for (uint32_t k = 0; k < ENG_MAX_THREADS; k++)
         out->wait_s += g->idle_s[k];
+    static const uint32_t threads[ENG_PROFILE_WIDTHS] = {2, 4, 8};
+    for (int k = 0; k < ENG_PROFILE_WIDTHS; k++)
+        out->ahead_s[k] = eng_profile_ahead_(g, threads[k]);
 }
 
 uint64_t eng_group_events_(const sim_engine *root)
@@ -454,6 +460,7 @@ static void run_window_profiled(eng_group *g)
         t[p] = cpu_s() - t0;
         g->st.part_s += t[p];
     }
+    eng_profile_note_(g, t);
     /* The estimate hands out as run_share would have: by the costs known
     ** before this window. */
     order_by_cost(g);
@@ -531,6 +538,7 @@ void eng_group_free_(sim_engine *root)
         if (i > 0)
             eng_free(pt->e);
     }
+    eng_profile_free_(g);
     root->group = NULL;
     free(g);
 }

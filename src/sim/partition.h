@@ -123,10 +123,17 @@ typedef struct eng_group_stats {
     ** threads could reach with free barriers. */
     double part_s;
     double crit_s[ENG_PROFILE_WIDTHS];
+    /* The same windows replayed as running ahead (partition_profile.c):
+    ** part_s / ahead_s[k] estimates that scheme's speed-up on 2, 4, 8
+    ** threads with free synchronisation. Counts the windows since
+    ** eng_set_profile turned profiling on. */
+    double ahead_s[ENG_PROFILE_WIDTHS];
 } eng_group_stats;
 void eng_group_stats_get(const sim_engine *root, eng_group_stats *out);
 /* Measures each partition's CPU time per window (one thread only; costs
-** two clock reads per partition and window). */
+** two clock reads per partition and window, and 16 bytes per partition
+** and window for the running-ahead estimate). Turning it on starts a new
+** record for that estimate. */
 void eng_set_profile(sim_engine *root, bool on);
 
 #endif

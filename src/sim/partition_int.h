@@ -91,7 +91,7 @@ typedef struct eng_inbox {
     eng_mail *v;
     eng_mail *spare;          /* the taker's buffer, swapped with v */
     uint32_t spare_cap;
-} eng_inbox;
+} __attribute__((aligned(64))) eng_inbox; /* a line each: senders write */
 
 struct eng_group {
     uint32_t n;
@@ -124,8 +124,12 @@ struct eng_group {
     ** raised); pub_ep[p] the earliest time p can act as it last published
     ** (0: unknown, publish at the next step). */
     bool ahead;
-    mgs_time pub[ENG_MAX_PARTITIONS][ENG_MAX_PARTITIONS];
-    mgs_time pub_ep[ENG_MAX_PARTITIONS];
+    /* Each row and each inbox on lines of its own: an 8-byte shift of
+    ** this struct once halved bench_parallel4's speed-up (docs/engine.md,
+    ** "Estimates for more threads"). */
+    mgs_time pub[ENG_MAX_PARTITIONS][ENG_MAX_PARTITIONS]
+        __attribute__((aligned(64)));
+    mgs_time pub_ep[ENG_MAX_PARTITIONS] __attribute__((aligned(64)));
     eng_inbox inbox[ENG_MAX_PARTITIONS];
     eng_flag claim[ENG_MAX_PARTITIONS]; /* 1 while a thread steps it */
     /* Written by one thread, read by the others: one line each. */
@@ -141,6 +145,8 @@ struct eng_group {
     bool workers_pinned, caller_pinned;
     cpu_set_t caller_mask;        /* the caller's CPUs, back after a run */
     double idle_s[ENG_MAX_THREADS];
+    struct eng_profile *prof; /* eng_set_profile's record
+                                 (partition_profile.c) */
 };
 
 /* A spinning thread's hint to the core (barriers, claims, locks). */
@@ -165,6 +171,17 @@ void eng_schedule_crossed_(sim_engine *e, const eng_mail *m);
 enum { BOUNDARY_RUN, BOUNDARY_END, BOUNDARY_FAIL, BOUNDARY_HALT };
 int eng_boundary_(eng_group *g, sim_engine *root, mgs_time limit, int *rc);
 void eng_group_progress_(sim_engine *root, uint64_t events);
+
+/* partition_profile.c: the 1-thread profile's record of every window
+** (cost[p]: partition p's CPU seconds in the window just run, to its
+** g->horizon[p]), its reset and release, and the makespan of its windows
+** replayed as running ahead on `threads` threads with free
+** synchronisation (0 without a record). */
+typedef struct eng_profile eng_profile;
+void eng_profile_note_(eng_group *g, const double *cost);
+void eng_profile_reset_(eng_group *g);
+void eng_profile_free_(eng_group *g);
+double eng_profile_ahead_(const eng_group *g, uint32_t threads);
 
 /* partition_ahead.c: returns BOUNDARY_END, BOUNDARY_FAIL (*rc) or
 ** BOUNDARY_HALT (a partition failed or stopped: every claim released). */
