@@ -143,8 +143,7 @@ int main(int argc, char **argv)
         w2[i] = r2.r.wall;
         sp[i] = r2.r.wall > 0 ? r1.r.wall / r2.r.wall : 0;
         wait[i] = r2.g.wait_s;
-        for (int k = 0; k < ENG_PROFILE_WIDTHS; k++)
-        {
+        for (int k = 0; k < ENG_PROFILE_WIDTHS; k++) {
             est[k][i] = r1.g.crit_s[k] > 0 ? r1.g.part_s / r1.g.crit_s[k]
                                            : 0;
             ahead[k][i] = r1.g.ahead_s[k] > 0

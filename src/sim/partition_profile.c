@@ -59,6 +59,15 @@ void eng_profile_note_(eng_group *g, const double *cost)
         pr = g->prof = mgs_xcalloc(1, sizeof *pr);
         pr->n = g->n;
     }
+    if (pr->n != g->n) { /* partitions added since: start again */
+        pr->windows = 0;
+        pr->n = g->n;
+        pr->cap = 0;
+        free(pr->cost);
+        free(pr->horizon);
+        pr->cost = NULL;
+        pr->horizon = NULL;
+    }
     if (pr->windows == pr->cap) {
         pr->cap = pr->cap ? 2 * pr->cap : 1024;
         pr->cost = mgs_xrealloc(pr->cost,
