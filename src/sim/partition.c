@@ -675,10 +675,9 @@ void eng_group_progress_(sim_engine *root, uint64_t events)
     root->progress_fn(&info, root->progress_ud);
 }
 
-/* The outcome of a window: the first partition (by index) that failed or
-** stopped decides. */
-/* The partition that failed or stopped first (by time, then index)
-** decides; the others must have run through that time. */
+/* The outcome of a window: the partition that failed or stopped first
+** (by time, then index) decides; the others must have run through that
+** time. */
 static int window_outcome(eng_group *g, bool *stopped)
 {
     *stopped = false;
